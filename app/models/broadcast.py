@@ -1,0 +1,119 @@
+"""Broadcast jobs and their per-recipient items.
+
+Job states (each transition is one guarded UPDATE in app.repository.broadcast_jobs):
+  draft   -> queued     confirmed by an admin, items populated
+  queued  -> running    takes the single active slot (one sending job bot-wide)
+  running -> paused     by an admin, or by the circuit breaker / paid cap
+  paused  -> running    resume, when the active slot is free
+  paused  -> queued     resume while another job holds the slot
+  running -> completed  no pending item left
+  queued|running|paused -> cancelled   by an admin
+  draft|queued|running|paused -> failed   population produced nothing usable
+Terminal states (completed, cancelled, failed) never change again.
+
+Item states:
+  pending -> sending    fenced by the lease, just before the request goes out
+  sending -> sent | failed | skipped | unknown   outcome recorded under the lease
+  sending -> pending    a rate limit (429) stopped the pump before this item went out
+  sending -> unknown    the pump holding it died (its lease expired)
+"""
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.extensions import db
+from app.models.base import MYSQL_TABLE_ARGS, BigId
+
+DRAFT, QUEUED, RUNNING, PAUSED = "draft", "queued", "running", "paused"
+COMPLETED, CANCELLED, FAILED = "completed", "cancelled", "failed"
+TERMINAL = (COMPLETED, CANCELLED, FAILED)
+ACTIVE = (QUEUED, RUNNING, PAUSED)
+
+PENDING, SENDING, SENT = "pending", "sending", "sent"
+ITEM_FAILED, SKIPPED, UNKNOWN = "failed", "skipped", "unknown"
+
+AUDIENCES = ("all", "non_members", "members")
+CONTENT_COPY, CONTENT_TEXT = "copy", "text"
+
+
+class BroadcastJob(db.Model):
+    """One broadcast: what to send, to whom, its state, lease and counters."""
+
+    __tablename__ = "broadcast_jobs"
+    __table_args__ = (MYSQL_TABLE_ARGS,)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    status: Mapped[str] = mapped_column(String(16), index=True, default=DRAFT)
+    audience: Mapped[str] = mapped_column(String(16))
+    content_type: Mapped[str] = mapped_column(String(8))
+    from_chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    source_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    text: Mapped[str | None] = mapped_column(Text)
+    parse_mode: Mapped[str | None] = mapped_column(String(16))
+    button_text: Mapped[str | None] = mapped_column(String(64))
+    button_url: Mapped[str | None] = mapped_column(String(512))
+    batch_size: Mapped[int] = mapped_column(Integer, default=25)
+    total_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    sent_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    failed_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    skipped_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    unknown_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    lease_token: Mapped[str | None] = mapped_column(String(36))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime)
+    not_before: Mapped[datetime | None] = mapped_column(DateTime)
+    pause_reason: Mapped[str | None] = mapped_column(String(255))
+    # 1 while running, else NULL: the unique index lets only one job send bot-wide.
+    active_slot: Mapped[int | None] = mapped_column(Integer, unique=True)
+    paid: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    paid_limit: Mapped[int | None] = mapped_column(Integer)
+    progress_chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    progress_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    progress_lang: Mapped[str] = mapped_column(String(8), default="fa", server_default="fa")
+    created_by: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    @property
+    def processed_count(self) -> int:
+        """Items with a final outcome."""
+        return self.sent_count + self.failed_count + self.skipped_count + self.unknown_count
+
+    @property
+    def pending_count(self) -> int:
+        """Items not yet final (pending or in flight)."""
+        return max(self.total_count - self.processed_count, 0)
+
+
+class BroadcastJobItem(db.Model):
+    """One recipient of one job; no message body is stored per recipient."""
+
+    __tablename__ = "broadcast_job_items"
+    __table_args__ = (
+        # Population may run twice; the database refuses a second row per user.
+        UniqueConstraint("job_id", "user_id", name="uq_broadcast_job_items_job_user"),
+        # "Next pending items of job J in id order" is an index range scan.
+        Index("ix_broadcast_job_items_next", "job_id", "status", "id"),
+        MYSQL_TABLE_ARGS,
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    job_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("broadcast_jobs.id", ondelete="CASCADE"), nullable=False
+    )
+    user_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    status: Mapped[str] = mapped_column(String(8), default=PENDING, nullable=False)
+    error: Mapped[str | None] = mapped_column(String(255))
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime)

@@ -1,0 +1,1 @@
+"""Data access: the SQL that coordinates concurrency lives here."""

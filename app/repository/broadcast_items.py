@@ -1,0 +1,125 @@
+"""Item rows: population, claiming, in-flight marks and outcomes.
+
+A pump only touches items after fence() in the same transaction proved it
+holds the job's lease, so no two pumps ever write the same job's items.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import delete, func, insert, literal, select, update
+
+from app.extensions import db
+from app.models.broadcast import ITEM_FAILED, PENDING, SENDING, SENT, TERMINAL, UNKNOWN, BroadcastJob, BroadcastJobItem
+from app.models.user import CHANNEL_MEMBER, User
+
+I = BroadcastJobItem
+
+
+def audience_filter(audience: str):
+    """Return the WHERE clause selecting an audience from users (no Telegram calls)."""
+    clause = [User.is_blocked.is_(False)]
+    if audience == "members":
+        clause.append(User.main_channel_status == CHANNEL_MEMBER)
+    elif audience == "non_members":
+        # Unknown counts as "not known to be a member": they get the invitation.
+        clause.append(User.main_channel_status != CHANNEL_MEMBER)
+    elif audience != "all":
+        raise ValueError(f"unknown audience {audience!r}")
+    return clause
+
+
+def count_audience(audience: str) -> int:
+    """Count the users an audience would reach now."""
+    return db.session.execute(select(func.count()).select_from(User).where(*audience_filter(audience))).scalar_one()
+
+
+def populate(job_id: int, audience: str) -> int:
+    """Insert one pending item per audience member with a single INSERT ... SELECT.
+
+    Safe to run twice: UNIQUE(job_id, user_id) plus INSERT IGNORE / OR IGNORE
+    drop the second copy. Returns the job's item count afterwards.
+    """
+    rows = select(literal(job_id), User.id, literal(PENDING)).where(*audience_filter(audience)).order_by(User.id)
+    stmt = (
+        insert(I).from_select(["job_id", "user_id", "status"], rows)
+        .prefix_with("IGNORE", dialect="mysql")
+        .prefix_with("IGNORE", dialect="mariadb")
+        .prefix_with("OR IGNORE", dialect="sqlite")
+    )
+    db.session.execute(stmt)
+    return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
+
+
+def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]]:
+    """Return up to limit (item id, user id) pending items after after_id, in id order."""
+    rows = db.session.execute(
+        select(I.id, I.user_id).where(I.job_id == job_id, I.status == PENDING, I.id > after_id)
+        .order_by(I.id).limit(limit)
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def mark_sending(ids: list[int]) -> int:
+    """pending -> sending for items about to be dispatched."""
+    if not ids:
+        return 0
+    stmt = update(I).where(I.id.in_(ids), I.status == PENDING).values(status=SENDING)
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
+
+
+def set_final(ids: list[int], status: str, now: datetime, error: str | None = None) -> int:
+    """sending -> a final status (or back to pending) for items that share one outcome."""
+    if not ids:
+        return 0
+    values = {"status": status, "error": (error or None) and error[:255]}
+    if status == SENT:
+        values["sent_at"] = now
+    stmt = update(I).where(I.id.in_(ids), I.status == SENDING).values(**values)
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
+
+
+def reopen_failed(ids: list[int]) -> int:
+    """failed -> pending for items the circuit breaker judged not at fault."""
+    if not ids:
+        return 0
+    stmt = update(I).where(I.id.in_(ids), I.status == ITEM_FAILED).values(status=PENDING, error=None)
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
+
+
+def expire_orphans(job_id: int) -> int:
+    """sending -> unknown for items a dead pump left in flight; never re-sent.
+
+    Called by the new lease holder: any item still 'sending' belongs to a pump
+    whose lease expired, and its request may or may not have reached Telegram.
+    """
+    stmt = (
+        update(I).where(I.job_id == job_id, I.status == SENDING)
+        .values(status=UNKNOWN, error="outcome unknown: the pump sending it stopped")
+    )
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
+
+
+def tallies(job_id: int) -> dict[str, int]:
+    """Count the job's items by status (the source of truth counters are checked against)."""
+    rows = db.session.execute(select(I.status, func.count()).where(I.job_id == job_id).group_by(I.status))
+    return {status: n for status, n in rows}
+
+
+def purge_finished(before: datetime) -> int:
+    """Delete items of jobs that ended before a cutoff; job rows and counters stay."""
+    finished = select(BroadcastJob.id).where(BroadcastJob.status.in_(TERMINAL), BroadcastJob.finished_at < before)
+    ids = [r[0] for r in db.session.execute(finished)]
+    removed = 0
+    for job_id in ids:
+        removed += db.session.execute(delete(I).where(I.job_id == job_id)).rowcount
+    return removed
+
+
+def block_users(user_ids: Iterable[int], now: datetime) -> None:
+    """Mark users who blocked the bot so no future audience includes them."""
+    ids = list(user_ids)
+    if ids:
+        stmt = update(User).where(User.id.in_(ids), User.is_blocked.is_(False)).values(is_blocked=True, blocked_at=now)
+        db.session.execute(stmt.execution_options(synchronize_session=False))

@@ -1,0 +1,166 @@
+"""Job rows: the lease, guarded state transitions and atomic counters.
+
+Every statement here is a single conditional UPDATE. Under two concurrent
+callers the row lock (InnoDB) or the database write lock (SQLite, BEGIN
+IMMEDIATE) serialises them, and the second re-evaluates its WHERE clause
+against the first one's committed row, so at most one of them matches.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, exists, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from app.extensions import db
+from app.models.broadcast import (
+    ACTIVE,
+    CANCELLED,
+    COMPLETED,
+    PAUSED,
+    PENDING,
+    QUEUED,
+    RUNNING,
+    SENDING,
+    BroadcastJob,
+    BroadcastJobItem,
+)
+
+J = BroadcastJob
+
+
+def _update(*where, **values) -> int:
+    """Run one guarded UPDATE on broadcast_jobs and return the matched rows."""
+    stmt = update(J).where(*where).values(**values).execution_options(synchronize_session=False)
+    return db.session.execute(stmt).rowcount
+
+
+def acquire_lease(job_id: int, token: str, now: datetime, ttl: int) -> bool:
+    """Take the job's lease if it is free, expired, or already ours.
+
+    Safe: two pumps racing here both run this UPDATE; the second sees the
+    first's fresh token and unexpired time, so its WHERE matches nothing.
+    """
+    return _update(
+        J.id == job_id,
+        J.status == RUNNING,
+        or_(J.lease_token.is_(None), J.lease_expires_at < now, J.lease_token == token),
+        lease_token=token, lease_expires_at=now + timedelta(seconds=ttl),
+    ) == 1
+
+
+def fence(job_id: int, token: str, now: datetime, ttl: int, *, require_running: bool) -> bool:
+    """Renew our lease inside the current transaction; False if it is no longer ours.
+
+    Run first in every write transaction of a pump: it locks the job row, so a
+    pump whose lease expired and was taken over fails here and writes nothing.
+    """
+    where = [J.id == job_id, J.lease_token == token]
+    if require_running:
+        where.append(J.status == RUNNING)
+    return _update(*where, lease_expires_at=now + timedelta(seconds=ttl)) == 1
+
+
+def release_lease(job_id: int, token: str) -> None:
+    """Give the lease back; does nothing if it was taken over meanwhile."""
+    _update(J.id == job_id, J.lease_token == token, lease_token=None, lease_expires_at=None)
+
+
+def add_counts(job_id: int, *, sent=0, failed=0, skipped=0, unknown=0) -> None:
+    """Move counters by atomic increments, never read-modify-write."""
+    values = {}
+    for name, n, col in (("sent_count", sent, J.sent_count), ("failed_count", failed, J.failed_count),
+                         ("skipped_count", skipped, J.skipped_count), ("unknown_count", unknown, J.unknown_count)):
+        if n:
+            values[name] = col + n
+    if values:
+        _update(J.id == job_id, **values)
+
+
+def set_total(job_id: int, total: int) -> None:
+    """Record the population size (a set, so populating twice is harmless)."""
+    _update(J.id == job_id, total_count=total)
+
+
+def set_not_before(job_id: int, token: str, when: datetime) -> None:
+    """Make later pumps wait out a rate limit; fenced by our lease."""
+    _update(J.id == job_id, J.lease_token == token, not_before=when)
+
+
+def queue_draft(job_id: int) -> bool:
+    """draft -> queued, once the items exist."""
+    return _update(J.id == job_id, J.status == "draft", status=QUEUED) == 1
+
+
+def promote(job_id: int, now: datetime) -> bool:
+    """queued -> running, taking the single active slot.
+
+    Safe: active_slot is UNIQUE, so a second job cannot become running while
+    one holds the slot; the loser gets an IntegrityError and stays queued.
+    """
+    try:
+        with db.session.begin_nested():
+            n = _update(J.id == job_id, J.status == QUEUED, status=RUNNING, active_slot=1,
+                        started_at=db.func.coalesce(J.started_at, now), not_before=None)
+    except IntegrityError:
+        return False
+    return n == 1
+
+
+def resume(job_id: int) -> str | None:
+    """paused -> running when the slot is free, else paused -> queued."""
+    try:
+        with db.session.begin_nested():
+            if _update(J.id == job_id, J.status == PAUSED, status=RUNNING, active_slot=1,
+                       pause_reason=None, not_before=None) == 1:
+                return RUNNING
+    except IntegrityError:
+        pass
+    if _update(J.id == job_id, J.status == PAUSED, status=QUEUED, pause_reason=None) == 1:
+        return QUEUED
+    return None
+
+
+def pause(job_id: int, reason: str) -> bool:
+    """running|queued -> paused, freeing the slot for the next job."""
+    return _update(J.id == job_id, J.status.in_((RUNNING, QUEUED)), status=PAUSED,
+                   active_slot=None, pause_reason=reason[:255]) == 1
+
+
+def cancel(job_id: int, now: datetime) -> bool:
+    """draft|queued|running|paused -> cancelled; in-flight sends still record."""
+    return _update(J.id == job_id, J.status.in_(("draft",) + ACTIVE), status=CANCELLED,
+                   active_slot=None, finished_at=now) == 1
+
+
+def fail(job_id: int, reason: str, now: datetime) -> bool:
+    """Any non-terminal state -> failed (population produced nothing usable)."""
+    return _update(J.id == job_id, J.status.in_(("draft",) + ACTIVE), status="failed",
+                   active_slot=None, pause_reason=reason[:255], finished_at=now) == 1
+
+
+def complete_if_done(job_id: int, token: str, now: datetime) -> bool:
+    """running -> completed when no item is pending or in flight; fenced by our lease."""
+    unfinished = exists().where(
+        BroadcastJobItem.job_id == job_id, BroadcastJobItem.status.in_((PENDING, SENDING))
+    )
+    return _update(J.id == job_id, J.status == RUNNING, J.lease_token == token, ~unfinished,
+                   status=COMPLETED, active_slot=None, finished_at=now,
+                   lease_token=None, lease_expires_at=None) == 1
+
+
+def running_job_id() -> int | None:
+    """Return the job holding the active slot, if any."""
+    return db.session.execute(select(J.id).where(J.status == RUNNING).order_by(J.id).limit(1)).scalar()
+
+
+def oldest_queued_job_id() -> int | None:
+    """Return the queued job that has waited longest."""
+    return db.session.execute(select(J.id).where(J.status == QUEUED).order_by(J.id).limit(1)).scalar()
+
+
+def lease_is_live(job_id: int, now: datetime) -> bool:
+    """Tell whether some pump holds an unexpired lease on the job."""
+    return db.session.execute(
+        select(J.id).where(J.id == job_id, and_(J.lease_token.isnot(None), J.lease_expires_at >= now))
+    ).first() is not None

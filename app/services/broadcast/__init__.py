@@ -1,0 +1,1 @@
+"""The broadcast engine: jobs, the bounded pump, progress."""

@@ -1,0 +1,143 @@
+"""Broadcast jobs as admins see them: create, queue, cancel, pause, resume, purge."""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from app.clock import utcnow
+from app.extensions import db
+from app.models.broadcast import AUDIENCES, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
+from app.repository import broadcast_items as items
+from app.repository import broadcast_jobs as jobs_repo
+from app.services.settings import load_settings
+
+log = logging.getLogger(__name__)
+TEXT_LIMIT = 4096
+
+
+class EmptyAudience(ValueError):
+    """The chosen audience has nobody in it."""
+
+
+def audience_counts() -> dict[str, int]:
+    """Count each audience as it stands now (from stored columns only)."""
+    counts = {aud: items.count_audience(aud) for aud in AUDIENCES}
+    db.session.commit()
+    return counts
+
+
+def _content_fields(content: dict) -> dict:
+    """Validate the content description and return job columns."""
+    kind = content.get("type")
+    if kind == CONTENT_COPY:
+        try:
+            return {"content_type": CONTENT_COPY, "from_chat_id": int(content["from_chat_id"]),
+                    "source_message_id": int(content["message_id"])}
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("copy content needs integer from_chat_id and message_id") from None
+    if kind == CONTENT_TEXT:
+        text = (content.get("text") or "").strip()
+        if not text:
+            raise ValueError("text is empty")
+        if len(text) > TEXT_LIMIT:
+            raise ValueError(f"text is {len(text)} characters; at most {TEXT_LIMIT}")
+        return {"content_type": CONTENT_TEXT, "text": text, "parse_mode": content.get("parse_mode") or "HTML"}
+    raise ValueError("content type must be 'copy' or 'text'")
+
+
+def create_job(*, audience: str, created_by: int | None, content: dict, button_text: str | None = None,
+               button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
+               lang: str = "fa") -> BroadcastJob:
+    """Create, populate and queue a job (running at once when no other job sends)."""
+    if audience not in AUDIENCES:
+        raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
+    if bool(button_text) != bool(button_url):
+        raise ValueError("a button needs both a text and a URL")
+    settings = settings or load_settings()
+    paid = bool(settings["broadcast_paid_enabled"])
+    now = utcnow()
+    job = BroadcastJob(
+        status=DRAFT, audience=audience, created_by=created_by, button_text=button_text, button_url=button_url,
+        batch_size=settings["broadcast_batch_size"], paid=paid,
+        paid_limit=settings["broadcast_paid_max_messages"] if paid else None,
+        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **_content_fields(content),
+    )
+    db.session.add(job)
+    db.session.flush()
+    total = items.populate(job.id, audience)
+    if total == 0:
+        db.session.rollback()
+        raise EmptyAudience(f"audience {audience!r} has no users")
+    jobs_repo.set_total(job.id, total)
+    jobs_repo.queue_draft(job.id)
+    db.session.commit()
+    start_next_if_idle()
+    db.session.refresh(job)
+    log.info("broadcast job %s created: audience=%s total=%s status=%s", job.id, audience, total, job.status)
+    return job
+
+
+def start_next_if_idle() -> int | None:
+    """Promote the oldest queued job when no job holds the active slot."""
+    if jobs_repo.running_job_id() is not None:
+        db.session.commit()
+        return None
+    job_id = jobs_repo.oldest_queued_job_id()
+    if job_id is None or not jobs_repo.promote(job_id, utcnow()):
+        db.session.commit()
+        return None
+    db.session.commit()
+    return job_id
+
+
+def get_job(job_id: int) -> BroadcastJob | None:
+    """Return a job by id."""
+    return db.session.get(BroadcastJob, job_id)
+
+
+def list_jobs(limit: int = 20) -> list[BroadcastJob]:
+    """Return the newest jobs first."""
+    return list(db.session.execute(select(BroadcastJob).order_by(BroadcastJob.id.desc()).limit(limit)).scalars())
+
+
+def cancel_job(job_id: int) -> bool:
+    """Cancel now; in-flight sends finish and record, no new batch is claimed."""
+    ok = jobs_repo.cancel(job_id, utcnow())
+    db.session.commit()
+    if ok:
+        start_next_if_idle()
+    return ok
+
+
+def pause_job(job_id: int, reason: str | None = None) -> bool:
+    """Pause a running or queued job, letting the next queued job run."""
+    ok = jobs_repo.pause(job_id, reason or "paused by an admin")
+    db.session.commit()
+    if ok:
+        start_next_if_idle()
+    return ok
+
+
+def resume_job(job_id: int) -> str | None:
+    """Resume a paused job: running if the slot is free, else queued. None if not paused."""
+    new_status = jobs_repo.resume(job_id)
+    db.session.commit()
+    return new_status
+
+
+def set_progress_message(job_id: int, chat_id: int, message_id: int) -> None:
+    """Point the job at the admin's progress message."""
+    job = db.session.get(BroadcastJob, job_id)
+    job.progress_chat_id, job.progress_message_id = chat_id, message_id
+    db.session.commit()
+
+
+def purge_items(older_than_days: int) -> int:
+    """Delete items of jobs finished more than N days ago; job rows and counters stay."""
+    if older_than_days < 0:
+        raise ValueError("older_than_days must be >= 0")
+    removed = items.purge_finished(utcnow() - timedelta(days=older_than_days))
+    db.session.commit()
+    return removed

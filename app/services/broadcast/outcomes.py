@@ -1,0 +1,67 @@
+"""Turn the transport's answer for one recipient into an item outcome (pure)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.telegram.errors import (
+    BadRequest,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    Unauthorized,
+    UnknownOutcome,
+    is_recipient_error,
+)
+
+SENT = "sent"
+SKIPPED = "skipped"          # about the recipient: blocked, deactivated, chat not found
+FAILED = "failed"            # Telegram refused this message; never retried in the loop
+UNKNOWN = "unknown"          # sent, no verdict: may have been delivered, never re-sent
+RATE_LIMITED = "rate_limited"  # not sent: back to pending, later pumps wait out not_before
+NOT_SENT = "not_sent"        # never left (network down): back to pending
+BOT_ERROR = "bot_error"      # the token is refused: back to pending, the job pauses
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one send."""
+
+    kind: str
+    error: str | None = None
+    retry_after: float = 0.0
+    blocked: bool = False
+
+    @property
+    def systemic(self) -> bool:
+        """True when the failure says nothing about the recipient (counts toward the breaker)."""
+        return self.kind in (FAILED, UNKNOWN)
+
+    @property
+    def returns_to_pending(self) -> bool:
+        """True when the message certainly did not go out."""
+        return self.kind in (RATE_LIMITED, NOT_SENT, BOT_ERROR)
+
+
+OK = Outcome(SENT)
+
+
+def classify(exc: BaseException | None) -> Outcome:
+    """Map a send's exception (or None for success) to an Outcome."""
+    if exc is None:
+        return OK
+    if isinstance(exc, RetryAfter):
+        return Outcome(RATE_LIMITED, exc.description, retry_after=float(exc.retry_after))
+    if isinstance(exc, Unauthorized):
+        return Outcome(BOT_ERROR, exc.description)
+    if isinstance(exc, Forbidden):
+        return Outcome(SKIPPED, exc.description, blocked=True)
+    if isinstance(exc, BadRequest) and is_recipient_error(exc):
+        return Outcome(SKIPPED, exc.description)
+    if isinstance(exc, NetworkError):
+        return Outcome(NOT_SENT, exc.description)
+    if isinstance(exc, UnknownOutcome):
+        return Outcome(UNKNOWN, exc.description)
+    if isinstance(exc, TelegramError):
+        return Outcome(FAILED, exc.description)
+    return Outcome(FAILED, f"internal error: {type(exc).__name__}")

@@ -1,0 +1,96 @@
+"""Progress and summary messages for the admin's chat: pure rendering plus the outbox call."""
+from __future__ import annotations
+
+import logging
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from app.extensions import db
+from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL, BroadcastJob
+from app.services.broadcast.status import job_status
+from app.texts import t
+
+log = logging.getLogger(__name__)
+BAR_WIDTH = 12
+
+
+def progress_bar(done: int, total: int, width: int = BAR_WIDTH) -> tuple[str, int]:
+    """Return a text bar and the whole percentage."""
+    if total <= 0:
+        return "▱" * width, 100
+    ratio = min(max(done / total, 0.0), 1.0)
+    filled = int(ratio * width)
+    return "▰" * filled + "▱" * (width - filled), int(ratio * 100)
+
+
+def format_duration(seconds: float | None, lang: str) -> str:
+    """Render seconds as h:mm:ss (or the 'unknown' word)."""
+    if seconds is None:
+        return t("eta_unknown", lang)
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def progress_text(status: dict, lang: str) -> str:
+    """Render the live progress message."""
+    done = status["total"] - status["pending"]
+    bar, percent = progress_bar(done, status["total"])
+    reason = t("progress_reason", lang, reason=status["pause_reason"]) if status["pause_reason"] else ""
+    return t(
+        "progress", lang, id=status["id"], status=t(f"status_{status['status']}", lang), bar=bar, percent=percent,
+        sent=status["sent"], failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
+        pending=status["pending"], rate=status["rate"] if status["rate"] is not None else "-",
+        eta=format_duration(status["eta"], lang), reason=reason,
+    )
+
+
+def summary_text(status: dict, lang: str) -> str:
+    """Render the final summary that replaces the progress message."""
+    duration = None
+    if status["started_at"] and status["finished_at"]:
+        from datetime import datetime
+
+        start = datetime.fromisoformat(status["started_at"].rstrip("Z"))
+        end = datetime.fromisoformat(status["finished_at"].rstrip("Z"))
+        duration = (end - start).total_seconds()
+    return t("summary", lang, id=status["id"], status=t(f"status_{status['status']}", lang), sent=status["sent"],
+             failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
+             pending=status["pending"], duration=format_duration(duration, lang))
+
+
+def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMarkup | None:
+    """Return continue / pause|resume / cancel buttons fitting the job's state."""
+    if status in TERMINAL:
+        return None
+    rows = []
+    if status in (RUNNING, QUEUED):
+        rows.append([InlineKeyboardButton(t("btn_continue", lang), callback_data=f"w.continue:{job_id}")])
+        rows.append([InlineKeyboardButton(t("btn_pause", lang), callback_data=f"w.pause:{job_id}")])
+    elif status == PAUSED:
+        rows.append([InlineKeyboardButton(t("btn_resume", lang), callback_data=f"w.resume:{job_id}")])
+    rows.append([InlineKeyboardButton(t("btn_cancel_job", lang), callback_data=f"w.cancel_job:{job_id}")])
+    return InlineKeyboardMarkup(rows)
+
+
+def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None = None) -> None:
+    """Queue an edit of the job's progress message (coalesced by the outbox)."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is None or not job.progress_message_id:
+        return
+    status = job_status(job)
+    db.session.commit()
+    text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "")
+    outbox.edit(job.progress_chat_id, job.progress_message_id, text,
+                reply_markup=progress_keyboard(job.id, job.status, lang))
+
+
+def send_summary(job_id: int, *, outbox, lang: str = "fa") -> None:
+    """Replace the progress message with the final summary (send new, then delete old)."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is None or not job.progress_chat_id:
+        return
+    status = job_status(job)
+    db.session.commit()
+    outbox.send(job.progress_chat_id, summary_text(status, lang), replace_message_id=job.progress_message_id)

@@ -1,0 +1,54 @@
+"""Pumps run inside an admin's request: a small fixed number of bounded calls."""
+from __future__ import annotations
+
+import logging
+import time
+
+from app.extensions import db
+from app.models.broadcast import QUEUED, TERMINAL, BroadcastJob
+from app.services.broadcast import jobs
+from app.services.broadcast.progress import progress_keyboard, progress_text, refresh_progress
+from app.services.broadcast.pump import pump
+from app.services.broadcast.status import job_status
+from app.texts import t
+
+log = logging.getLogger(__name__)
+# Stops after which another pump in the same request would only repeat them.
+FINAL_STOPS = {"done", "paused", "cancelled", "failed", "completed", "lease_miss", "lease_lost", "not_running",
+               "rate_limited", "not_before", "breaker", "unauthorized", "paid_cap", "network", "no_such_job"}
+
+
+def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> None:
+    """Send the live progress message once and remember where it is."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is None or job.progress_message_id:
+        db.session.commit()
+        return
+    status = job_status(job)
+    db.session.commit()
+    future = outbox.send(chat_id, progress_text(status, lang), reply_markup=progress_keyboard(job_id, job.status, lang))
+    outbox.flush(deadline=time.monotonic() + 10)
+    message = future.result(timeout=0) if future.done() else None
+    if message and message.get("message_id"):
+        jobs.set_progress_message(job_id, chat_id, message["message_id"])
+
+
+def run_interactive(job_id: int, *, settings: dict, client, outbox, chat_id: int, lang: str = "fa") -> dict:
+    """Run up to webhook_pump_calls bounded pumps, then leave 'remaining: N — tap continue'."""
+    ensure_progress_message(job_id, outbox=outbox, chat_id=chat_id, lang=lang)
+    for _ in range(settings["webhook_pump_calls"]):
+        result = pump(job_id, settings["webhook_pump_seconds"], settings=settings, client=client, outbox=outbox)
+        log.info("interactive pump of job %s: stop=%s processed=%s", job_id, result.stop, result.processed)
+        if result.stop in FINAL_STOPS:
+            break
+    db.session.expire_all()
+    job = db.session.get(BroadcastJob, job_id)
+    status = job_status(job)
+    db.session.commit()
+    if job.status not in TERMINAL:
+        extra = t("remaining", lang, pending=status["pending"])
+        if job.status == QUEUED:
+            extra = t("wiz_queued", lang, id=job_id) + "\n" + extra
+        refresh_progress(job_id, outbox=outbox, lang=lang, extra=extra)
+    outbox.flush(deadline=time.monotonic() + 10)
+    return status

@@ -1,0 +1,41 @@
+"""Read and change settings, validated the same way for CLI and admin menu."""
+from __future__ import annotations
+
+from app.clock import utcnow
+from app.extensions import db
+from app.models import Setting
+from app.settings_schema import check_constraints, defaults, format_value, get_def, parse_value
+
+
+def load_settings() -> dict:
+    """Return all settings: stored overrides on top of the defaults."""
+    values = defaults()
+    for row in db.session.execute(db.select(Setting)).scalars():
+        if row.key in values:
+            try:
+                values[row.key] = parse_value(row.key, row.value)
+            except ValueError:
+                pass  # a value made invalid by a newer range falls back to the default
+    return values
+
+
+def get_setting(key: str):
+    """Return one setting's value."""
+    get_def(key)
+    return load_settings()[key]
+
+
+def set_setting(key: str, raw) -> int | float | bool:
+    """Validate and store a setting; raise SettingError and store nothing if invalid."""
+    value = parse_value(key, raw)
+    values = load_settings()
+    values[key] = value
+    check_constraints(values)
+    row = db.session.get(Setting, key)
+    if row is None:
+        row = Setting(key=key)
+        db.session.add(row)
+    row.value = format_value(value)
+    row.updated_at = utcnow()
+    db.session.commit()
+    return value

@@ -1,0 +1,113 @@
+"""Typed settings: defaults, allowed ranges and cross-setting rules (pure)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# A pump's lease lives this long; a pump's budget plus its longest single
+# Telegram call must stay below it so a live pump never loses its lease.
+LEASE_TTL_SECONDS = 55
+
+
+class SettingError(ValueError):
+    """A setting name or value that cannot be accepted."""
+
+
+@dataclass(frozen=True)
+class SettingDef:
+    """One setting: its type, default, inclusive range and help text."""
+
+    key: str
+    type: type
+    default: int | float | bool
+    min: float | None = None
+    max: float | None = None
+    help: str = ""
+
+
+DEFS: dict[str, SettingDef] = {
+    d.key: d
+    for d in (
+        SettingDef("broadcast_batch_size", int, 25, 1, 500, "Items claimed per batch"),
+        SettingDef("broadcast_progress_every", int, 5, 1, 100_000, "Processed items between progress edits"),
+        SettingDef("telegram_max_retries", int, 2, 0, 5, "Safe retries of one Telegram call"),
+        SettingDef("broadcast_rate_per_second", float, 25.0, 1, 30, "Broadcast messages per second"),
+        SettingDef("broadcast_concurrency", int, 4, 1, 64, "Sends in flight at once"),
+        SettingDef("broadcast_max_consecutive_errors", int, 10, 1, 1000, "Non-recipient errors in a row before auto-pause"),
+        SettingDef("cron_pump_seconds", int, 50, 1, 54, "Budget of one cron pump"),
+        SettingDef("webhook_pump_calls", int, 3, 0, 10, "Bounded pumps run inside an admin's request"),
+        SettingDef("webhook_pump_seconds", int, 3, 1, 20, "Budget of each of those pumps"),
+        SettingDef("telegram_connect_timeout", float, 1.5, 0.5, 10, "Seconds to connect to Telegram"),
+        SettingDef("telegram_read_timeout", float, 3.0, 1, 30, "Seconds to wait for Telegram's answer"),
+        SettingDef("broadcast_paid_enabled", bool, False, None, None, "Send with allow_paid_broadcast (0.1 Star/message)"),
+        SettingDef("broadcast_paid_rate_per_second", float, 900.0, 1, 1000, "Rate when paid broadcasts are on"),
+        SettingDef("broadcast_paid_concurrency", int, 48, 1, 128, "Sends in flight at once for paid broadcasts"),
+        SettingDef("broadcast_paid_max_messages", int, 10_000, 1, 10_000_000, "Per-job cap on paid messages"),
+        SettingDef("processed_updates_keep_days", int, 7, 1, 365, "Days to remember handled update ids"),
+    )
+}
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def get_def(key: str) -> SettingDef:
+    """Return the definition of key, or raise a SettingError naming the known keys."""
+    try:
+        return DEFS[key]
+    except KeyError:
+        raise SettingError(f"unknown setting {key!r}; known: {', '.join(sorted(DEFS))}") from None
+
+
+def parse_value(key: str, raw: str | int | float | bool) -> int | float | bool:
+    """Parse and range-check a raw value for key."""
+    d = get_def(key)
+    text = str(raw).strip()
+    if d.type is bool:
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise SettingError(f"{key}: expected one of on/off, true/false, 1/0, got {text!r}")
+    try:
+        value = d.type(text) if d.type is float else int(text)
+    except ValueError:
+        kind = "an integer" if d.type is int else "a number"
+        raise SettingError(f"{key}: expected {kind}, got {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise SettingError(f"{key}: expected a finite number, got {text!r}")
+    if (d.min is not None and value < d.min) or (d.max is not None and value > d.max):
+        raise SettingError(f"{key}: {value} is outside the allowed range {format_range(d)}")
+    return value
+
+
+def format_range(d: SettingDef) -> str:
+    """Describe a setting's allowed values for messages."""
+    if d.type is bool:
+        return "on/off"
+    fmt = (lambda v: str(int(v))) if d.type is int else (lambda v: f"{v:g}")
+    return f"{fmt(d.min)}..{fmt(d.max)}"
+
+
+def format_value(value: int | float | bool) -> str:
+    """Render a value as stored text."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def check_constraints(values: dict) -> None:
+    """Reject combinations where a pump could outlive its lease."""
+    max_call = values["telegram_connect_timeout"] + values["telegram_read_timeout"]
+    for key in ("cron_pump_seconds", "webhook_pump_seconds"):
+        if values[key] + max_call >= LEASE_TTL_SECONDS:
+            raise SettingError(
+                f"{key} ({values[key]} s) + telegram_connect_timeout + telegram_read_timeout "
+                f"({max_call:g} s) must stay below the lease TTL of {LEASE_TTL_SECONDS} s"
+            )
+
+
+def defaults() -> dict:
+    """Return every setting at its default."""
+    return {k: d.default for k, d in DEFS.items()}

@@ -1,0 +1,148 @@
+"""Every user-facing text, Persian first and English second; no copy lives in handlers."""
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    # --- everyone ---
+    "welcome": {
+        "fa": "سلام {name}! 👋\nبه ربات آپدیت پک خوش آمدید. از این پس اطلاعیه‌ها و به‌روزرسانی‌ها را اینجا دریافت می‌کنید.",
+        "en": "Hi {name}! 👋\nWelcome to Update Pack bot. You will receive announcements and updates here.",
+    },
+    "unknown_command": {
+        "fa": "متوجه نشدم. برای شروع دوباره /start را بزنید.",
+        "en": "Sorry, I did not understand. Send /start to begin again.",
+    },
+    "not_admin": {"fa": "⛔️ این بخش فقط برای مدیران است.", "en": "⛔️ This section is for admins only."},
+    # --- admin menu ---
+    "admin_menu": {"fa": "🛠 منوی مدیریت:", "en": "🛠 Admin menu:"},
+    "menu_broadcast": {"fa": "📢 پیامرسانی همگانی", "en": "📢 Broadcast"},
+    "menu_settings": {"fa": "⚙️ تنظیمات ارسال", "en": "⚙️ Broadcast settings"},
+    "menu_jobs": {"fa": "📋 ارسال‌های اخیر", "en": "📋 Recent broadcasts"},
+    # --- broadcast wizard ---
+    "wiz_send_message": {
+        "fa": "پیامی را که می‌خواهید برای کاربران ارسال شود بفرستید (متن، عکس، ویدیو، فایل و …).\nبرای انصراف /cancel را بزنید.",
+        "en": "Send the message to broadcast (text, photo, video, file …).\nSend /cancel to stop.",
+    },
+    "wiz_empty": {"fa": "❌ پیام خالی است؛ یک پیام بفرستید.", "en": "❌ The message is empty; please send a message."},
+    "wiz_text_too_long": {
+        "fa": "❌ متن پیام {length} نویسه است؛ حداکثر ۴۰۹۶ نویسه مجاز است. کوتاه‌ترش کنید و دوباره بفرستید.",
+        "en": "❌ The text is {length} characters; at most 4096 are allowed. Shorten it and send again.",
+    },
+    "wiz_caption_too_long": {
+        "fa": "❌ توضیح (کپشن) {length} نویسه است؛ حداکثر ۱۰۲۴ نویسه مجاز است.",
+        "en": "❌ The caption is {length} characters; at most 1024 are allowed.",
+    },
+    "wiz_unsupported": {
+        "fa": "❌ این نوع پیام قابل ارسال همگانی نیست. متن، عکس، ویدیو، فایل، صدا یا استیکر بفرستید.",
+        "en": "❌ This kind of message cannot be broadcast. Send text, a photo, video, file, audio or sticker.",
+    },
+    "wiz_ask_button": {
+        "fa": "دکمه‌ی لینک‌دار می‌خواهید؟ به این شکل بفرستید:\nمتن دکمه | https://example.com\nیا «بدون دکمه» را بزنید.",
+        "en": "Want a link button? Send it like this:\nButton text | https://example.com\nor tap “No button”.",
+    },
+    "wiz_bad_button": {
+        "fa": "❌ دکمه پذیرفته نشد: {reason}\nنمونه: مشاهده سایت | https://example.com",
+        "en": "❌ Button not accepted: {reason}\nExample: Visit site | https://example.com",
+    },
+    "btn_no_button": {"fa": "بدون دکمه ⏭", "en": "No button ⏭"},
+    "wiz_choose_audience": {"fa": "👥 مخاطبان را انتخاب کنید:", "en": "👥 Choose the audience:"},
+    "aud_all": {"fa": "همه کاربران ({count})", "en": "All users ({count})"},
+    "aud_non_members": {"fa": "غیرعضوهای کانال ({count})", "en": "Not in the channel ({count})"},
+    "aud_members": {"fa": "اعضای کانال ({count})", "en": "Channel members ({count})"},
+    "aud_name_all": {"fa": "همه کاربران", "en": "all users"},
+    "aud_name_non_members": {"fa": "غیرعضوهای کانال", "en": "users not in the channel"},
+    "aud_name_members": {"fa": "اعضای کانال", "en": "channel members"},
+    "wiz_empty_audience": {"fa": "❌ هیچ کاربری در این گروه نیست؛ گروه دیگری انتخاب کنید.",
+                           "en": "❌ Nobody is in this audience; choose another."},
+    "wiz_preview": {
+        "fa": "👆 پیش‌نمایش: پیام بالا دقیقاً همین‌طور برای کاربران ارسال می‌شود.\nمخاطبان: {audience} — {count} نفر\n{paid}آیا ارسال شود؟",
+        "en": "👆 Preview: users will see exactly the message above.\nAudience: {audience} — {count} users\n{paid}Send it?",
+    },
+    "wiz_paid_line": {
+        "fa": "💫 ارسال پولی فعال است: هزینه‌ی تقریبی {stars} ستاره (۰٫۱ ستاره برای هر پیام، سقف {cap} پیام)\n",
+        "en": "💫 Paid broadcast is on: about {stars} Stars (0.1 Star per message, cap {cap} messages)\n",
+    },
+    "btn_confirm": {"fa": "✅ تأیید و ارسال", "en": "✅ Confirm and send"},
+    "btn_abort": {"fa": "❌ انصراف", "en": "❌ Cancel"},
+    "wiz_aborted": {"fa": "ارسال همگانی لغو شد.", "en": "Broadcast cancelled."},
+    "wiz_expired": {"fa": "این مرحله منقضی شده است؛ دوباره از منو شروع کنید.",
+                    "en": "This step has expired; start again from the menu."},
+    "wiz_queued": {
+        "fa": "⏳ ارسال #{id} در صف است و پس از پایان ارسال جاری شروع می‌شود.",
+        "en": "⏳ Broadcast #{id} is queued and starts when the current one ends.",
+    },
+    # --- progress ---
+    "progress": {
+        "fa": "📢 ارسال همگانی #{id} — {status}\n{bar} {percent}٪\n✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n"
+              "🚫 ردشده (مسدود/نامعتبر): {skipped}\n❓ نامعلوم: {unknown}\n⏳ باقیمانده: {pending}\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه — زمان باقیمانده: {eta}{reason}",
+        "en": "📢 Broadcast #{id} — {status}\n{bar} {percent}%\n✅ Sent: {sent}\n❌ Failed: {failed}\n"
+              "🚫 Skipped (blocked/invalid): {skipped}\n❓ Unknown: {unknown}\n⏳ Pending: {pending}\n"
+              "⚡️ Rate: {rate} msg/s — ETA: {eta}{reason}",
+    },
+    "progress_reason": {"fa": "\n⚠️ علت توقف: {reason}", "en": "\n⚠️ Paused because: {reason}"},
+    "remaining": {"fa": "باقیمانده: {pending} — دکمه ادامه را بزن", "en": "Remaining: {pending} — tap Continue"},
+    "summary": {
+        "fa": "🏁 ارسال همگانی #{id} {status}.\n✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n🚫 ردشده: {skipped}\n"
+              "❓ نامعلوم: {unknown}\n⏳ ارسال‌نشده: {pending}\n⏱ مدت: {duration}",
+        "en": "🏁 Broadcast #{id} {status}.\n✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n"
+              "❓ Unknown: {unknown}\n⏳ Not sent: {pending}\n⏱ Took: {duration}",
+    },
+    "paused_alert": {
+        "fa": "⏸ ارسال همگانی #{id} خودکار متوقف شد.\nعلت: {reason}\nپس از رفع مشکل «ازسرگیری» را بزنید.",
+        "en": "⏸ Broadcast #{id} was paused automatically.\nReason: {reason}\nTap “Resume” once it is fixed.",
+    },
+    "btn_continue": {"fa": "▶️ ادامه ارسال", "en": "▶️ Continue sending"},
+    "btn_cancel_job": {"fa": "⛔️ لغو ارسال", "en": "⛔️ Cancel broadcast"},
+    "btn_pause": {"fa": "⏸ توقف موقت", "en": "⏸ Pause"},
+    "btn_resume": {"fa": "▶️ ازسرگیری", "en": "▶️ Resume"},
+    "status_queued": {"fa": "در صف", "en": "queued"},
+    "status_running": {"fa": "در حال ارسال", "en": "sending"},
+    "status_paused": {"fa": "متوقف", "en": "paused"},
+    "status_completed": {"fa": "تمام شد", "en": "completed"},
+    "status_cancelled": {"fa": "لغو شد", "en": "cancelled"},
+    "status_failed": {"fa": "ناموفق", "en": "failed"},
+    "status_draft": {"fa": "پیش‌نویس", "en": "draft"},
+    "reason_unauthorized": {"fa": "توکن ربات پذیرفته نشد (401)", "en": "the bot token was refused (401)"},
+    "reason_breaker": {"fa": "{n} خطای پیاپی: {error}", "en": "{n} errors in a row: {error}"},
+    "reason_paid_cap": {"fa": "سقف پیام‌های پولی ({cap}) پر شد", "en": "the paid message cap ({cap}) was reached"},
+    "reason_admin": {"fa": "توسط مدیر", "en": "by an admin"},
+    "eta_unknown": {"fa": "نامشخص", "en": "unknown"},
+    # --- callback answers ---
+    "cb_working": {"fa": "در حال ارسال…", "en": "Sending…"},
+    "cb_cancelled": {"fa": "ارسال لغو شد.", "en": "Broadcast cancelled."},
+    "cb_paused": {"fa": "ارسال متوقف شد.", "en": "Broadcast paused."},
+    "cb_resumed": {"fa": "ارسال ادامه یافت.", "en": "Broadcast resumed."},
+    "cb_finished": {"fa": "این ارسال به پایان رسیده است.", "en": "This broadcast has ended."},
+    "cb_busy": {"fa": "ارسال دیگری در جریان است؛ کمی بعد دوباره بزنید.", "en": "Another pump is running; tap again shortly."},
+    "cb_unknown_job": {"fa": "این ارسال پیدا نشد.", "en": "Broadcast not found."},
+    # --- settings menu ---
+    "settings_menu": {"fa": "⚙️ تنظیمات ارسال همگانی (برای تغییر، روی هر مورد بزنید):",
+                      "en": "⚙️ Broadcast settings (tap one to change it):"},
+    "settings_ask": {
+        "fa": "مقدار جدید «{key}» را بفرستید.\nمقدار فعلی: {value} — مجاز: {range}\n{help}",
+        "en": "Send the new value of “{key}”.\nCurrent: {value} — allowed: {range}\n{help}",
+    },
+    "settings_saved": {"fa": "✅ «{key}» = {value} ذخیره شد.", "en": "✅ Saved “{key}” = {value}."},
+    "settings_invalid": {"fa": "❌ پذیرفته نشد: {error}", "en": "❌ Not accepted: {error}"},
+}
+
+DEFAULT_LANG = "fa"
+
+
+def lang_of(language_code: str | None) -> str:
+    """Pick Persian unless the user's Telegram language is clearly English-first."""
+    if language_code and language_code.lower().startswith("en"):
+        return "en"
+    return DEFAULT_LANG
+
+
+def t(key: str, lang: str = DEFAULT_LANG, **values) -> str:
+    """Return the text for key in lang (falling back to Persian), formatted with values."""
+    entry = TEXTS[key]
+    template = entry.get(lang) or entry[DEFAULT_LANG]
+    return template.format(**values) if values else template
+
+
+def all_variants(key: str) -> set[str]:
+    """Return every language's text for key (to recognise reply-keyboard buttons)."""
+    return set(TEXTS[key].values())

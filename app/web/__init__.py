@@ -1,0 +1,1 @@
+"""HTTP endpoints: the Telegram webhook, health, and the internal pump."""

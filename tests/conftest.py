@@ -1,0 +1,122 @@
+"""Fixtures: a migrated test database (SQLite or MariaDB), the app, and the simulated Bot API."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from sqlalchemy import text
+
+from tests.dbutil import base_test_url, create_fresh_mysql_database, drop_mysql_database, is_mysql
+
+TOKEN = "123456:TEST-token-abcdefghijklmnop"
+WEBHOOK_SECRET = "test-webhook-secret-XYZ"
+PUMP_TOKEN = "test-pump-token-QRS"
+ADMIN_ID = 1001
+MAIN_CHANNEL_ID = -1001234567890
+# Child tables first so foreign keys never block the cleanup.
+TABLES = ("broadcast_job_items", "broadcast_jobs", "admin_states", "processed_updates", "settings", "users")
+SIM_DEFAULTS = dict(
+    latency_ms=0, latency_jitter_ms=0, global_rate=30, paid_rate=1000, per_chat_limits=True,
+    fail_429_ratio=0.0, fail_5xx_ratio=0.0, fail_5xx_after_delivery_ratio=0.0,
+    hang_after_delivery_ratio=0.0, strict_copy=True,
+)
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory):
+    """Yield a fresh, migrated database URL for this test run."""
+    url = base_test_url(str(tmp_path_factory.mktemp("db")))
+    if is_mysql(url):
+        # Fail loudly: a MariaDB run must never pass by skipping its database.
+        url = create_fresh_mysql_database(url)
+    os.environ["UPK_TEST_DATABASE_URL"] = url
+    upgrade(url)
+    yield url
+    if is_mysql(url):
+        drop_mysql_database(url)
+
+
+def upgrade(url: str) -> None:
+    """Run the real migrations on url."""
+    from flask_migrate import upgrade as migrate_upgrade
+
+    from app import create_app
+    from app.extensions import db
+
+    app = create_app(test_config(url, "http://127.0.0.1:9"))
+    with app.app_context():
+        migrate_upgrade()
+        db.engine.dispose()
+
+
+def test_config(url: str, api_base: str) -> dict:
+    """Return the app config used by tests."""
+    from app.config import engine_options
+
+    return {
+        "TESTING": True,
+        "SQLALCHEMY_DATABASE_URI": url,
+        "SQLALCHEMY_ENGINE_OPTIONS": engine_options(url),
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "TELEGRAM_API_BASE_URL": api_base,
+        "WEBHOOK_SECRET": WEBHOOK_SECRET,
+        "PUMP_TOKEN": PUMP_TOKEN,
+        "ADMIN_IDS": frozenset({ADMIN_ID}),
+        "MAIN_CHANNEL_ID": MAIN_CHANNEL_ID,
+    }
+
+
+@pytest.fixture(scope="session")
+def _simulator_server():
+    """Run one simulated Bot API for the whole session."""
+    from app.simulator import SimulatorServer
+
+    sim = SimulatorServer(token=TOKEN, **SIM_DEFAULTS).start()
+    yield sim
+    sim.stop()
+
+
+@pytest.fixture
+def simulator(_simulator_server):
+    """Yield the simulator reset to its defaults."""
+    _simulator_server.configure(**SIM_DEFAULTS)
+    _simulator_server.restore_token()
+    _simulator_server.reset()
+    yield _simulator_server
+
+
+@pytest.fixture
+def app(database_url, simulator):
+    """Yield an app bound to the test database and the simulator, with a clean slate."""
+    from app import create_app
+    from app.extensions import db
+    from app.services import telegram_factory
+
+    app = create_app(test_config(database_url, simulator.base_url))
+    with app.app_context():
+        clean_tables(db)
+        yield app
+        db.session.remove()
+        clean_tables(db)
+        db.engine.dispose()
+    telegram_factory.reset_clients()
+
+
+def clean_tables(db) -> None:
+    """Delete every row so each test starts empty."""
+    db.session.rollback()
+    for table in TABLES:
+        db.session.execute(text(f"DELETE FROM {table}"))
+    db.session.commit()
+
+
+@pytest.fixture
+def client(app):
+    """A Flask test client."""
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    """A Flask CLI runner."""
+    return app.test_cli_runner()
