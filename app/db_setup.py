@@ -1,4 +1,4 @@
-"""Per-connection database settings: SQLite locking and WAL, MySQL UTC."""
+"""Per-connection database settings: SQLite WAL and busy wait, MySQL UTC."""
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
@@ -12,15 +12,20 @@ def install_engine_hooks() -> None:
         return
     _installed = True
     event.listen(Engine, "connect", _on_connect)
-    event.listen(Engine, "begin", _on_begin)
 
 
 def _on_connect(dbapi_connection, connection_record) -> None:
-    """Configure a new DBAPI connection for its backend."""
+    """Configure a new DBAPI connection for its backend.
+
+    SQLite keeps pysqlite's own transaction handling on purpose: a transaction
+    begins at its first INSERT/UPDATE/DELETE, so reads never hold a lock, and
+    every coordinating transaction here starts with its write (the lease
+    fence, the processed-update insert). A transaction that starts with a
+    write never hits WAL's stale-snapshot error; a second writer simply waits
+    on busy_timeout.
+    """
     module = type(dbapi_connection).__module__
     if module.startswith("sqlite3"):
-        # Let SQLAlchemy's "begin" hook issue BEGIN IMMEDIATE itself.
-        dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA busy_timeout=30000")
@@ -31,15 +36,3 @@ def _on_connect(dbapi_connection, connection_record) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("SET time_zone = '+00:00'")
         cursor.close()
-
-
-def _on_begin(conn) -> None:
-    """Take SQLite's write lock at BEGIN, so two writers wait instead of failing.
-
-    A deferred transaction that reads and then writes gets SQLITE_BUSY at once
-    (no busy wait) when another connection committed in between; IMMEDIATE
-    makes the second writer queue on busy_timeout instead. Every transaction
-    here is short, so serialising them costs little.
-    """
-    if conn.dialect.name == "sqlite":
-        conn.exec_driver_sql("BEGIN IMMEDIATE")

@@ -93,32 +93,34 @@ def queue_draft(job_id: int) -> bool:
 
 
 def promote(job_id: int, now: datetime) -> bool:
-    """queued -> running, taking the single active slot.
+    """queued -> running, taking the single active slot; commits or rolls back.
 
     Safe: active_slot is UNIQUE, so a second job cannot become running while
     one holds the slot; the loser gets an IntegrityError and stays queued.
+    Call it at the start of a transaction: a loss rolls the whole one back.
     """
     try:
-        with db.session.begin_nested():
-            n = _update(J.id == job_id, J.status == QUEUED, status=RUNNING, active_slot=1,
-                        started_at=db.func.coalesce(J.started_at, now), not_before=None)
+        n = _update(J.id == job_id, J.status == QUEUED, status=RUNNING, active_slot=1,
+                    started_at=db.func.coalesce(J.started_at, now), not_before=None)
+        db.session.commit()
     except IntegrityError:
+        db.session.rollback()
         return False
     return n == 1
 
 
 def resume(job_id: int) -> str | None:
-    """paused -> running when the slot is free, else paused -> queued."""
+    """paused -> running when the slot is free, else paused -> queued; commits."""
     try:
-        with db.session.begin_nested():
-            if _update(J.id == job_id, J.status == PAUSED, status=RUNNING, active_slot=1,
-                       pause_reason=None, not_before=None) == 1:
-                return RUNNING
+        if _update(J.id == job_id, J.status == PAUSED, status=RUNNING, active_slot=1,
+                   pause_reason=None, not_before=None) == 1:
+            db.session.commit()
+            return RUNNING
     except IntegrityError:
-        pass
-    if _update(J.id == job_id, J.status == PAUSED, status=QUEUED, pause_reason=None) == 1:
-        return QUEUED
-    return None
+        db.session.rollback()
+    n = _update(J.id == job_id, J.status == PAUSED, status=QUEUED, pause_reason=None)
+    db.session.commit()
+    return QUEUED if n == 1 else None
 
 
 def pause(job_id: int, reason: str) -> bool:

@@ -96,6 +96,8 @@ class Recorder:
         retry_after = 0.0
         for item_id, user_id, outcome in done:
             kind = outcome.kind
+            if kind == oc.FAILED and self.p.stop == "breaker":
+                kind = oc.NOT_SENT  # in flight when the breaker opened: same fault, not the recipient's
             if kind == oc.SENT:
                 sent.append(item_id)
             elif kind in FINAL_STATUS:
@@ -106,7 +108,8 @@ class Recorder:
                 self.charged -= 1
             if outcome.blocked:
                 blocked.append(user_id)
-            retry_after = self._judge(item_id, outcome, retry_after)
+            if kind != oc.NOT_SENT or outcome.kind == oc.NOT_SENT:
+                retry_after = self._judge(item_id, outcome, retry_after)
         if self.streak >= self.max_errors:
             self._trip(finals, back)
         items.set_final(sent, SENT, now)
