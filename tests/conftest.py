@@ -43,13 +43,13 @@ def upgrade(url: str) -> None:
     from app import create_app
     from app.extensions import db
 
-    app = create_app(test_config(url, "http://127.0.0.1:9"))
+    app = create_app(app_config(url, "http://127.0.0.1:9"))
     with app.app_context():
         migrate_upgrade()
         db.engine.dispose()
 
 
-def test_config(url: str, api_base: str) -> dict:
+def app_config(url: str, api_base: str) -> dict:
     """Return the app config used by tests."""
     from app.config import engine_options
 
@@ -92,7 +92,7 @@ def app(database_url, simulator):
     from app.extensions import db
     from app.services import telegram_factory
 
-    app = create_app(test_config(database_url, simulator.base_url))
+    app = create_app(app_config(database_url, simulator.base_url))
     with app.app_context():
         clean_tables(db)
         yield app

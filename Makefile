@@ -1,0 +1,22 @@
+# Two commands do all the set-up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test clean
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements.txt
+	touch $(STAMP)
+
+## Run the whole product on SQLite against the simulated Bot API.
+demo: $(STAMP)
+	$(VENV)/bin/python -m app.demo $(ARGS)
+
+## Run the test suite (SQLite by default; set TEST_DATABASE_URL for MariaDB).
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest $(ARGS)
+
+clean:
+	rm -rf $(VENV) instance/demo.sqlite3
