@@ -1,0 +1,91 @@
+"""sendMessage, copyMessage and sendPhoto."""
+
+from __future__ import annotations
+
+from app.simulator.content import caption_content, message_object, text_content
+from app.simulator.errors import bad_request
+from app.simulator.markup import get_markup
+from app.simulator.params import get_bool, get_chat_id, get_int, get_str
+from app.simulator.results import Produce
+from app.simulator.state import SimState
+
+
+def send_message(state: SimState, params: dict) -> Produce:
+    """Send a text message; result is the Message."""
+    chat_id = get_chat_id(params)
+    content = text_content(params)
+    markup = get_markup(params)
+    paid = get_bool(params, "allow_paid_broadcast")
+
+    def commit(now: float) -> dict:
+        state.check_recipient(chat_id)
+        state.take_rate(chat_id, paid, False, now)
+        msg = state.new_message(chat_id, text=content.plain, entities=content.entities,
+                                reply_markup=markup)
+        state.record(now, "sendMessage", msg, ("text", content.raw), text=content.raw,
+                     reply_markup=markup, paid=paid, parse_mode=content.parse_mode)
+        return message_object(state, msg)
+
+    return Produce(commit)
+
+
+def copy_message(state: SimState, params: dict) -> Produce:
+    """Copy an existing message; result is only {"message_id": N} as in Telegram."""
+    chat_id = get_chat_id(params)
+    from_chat_id = get_chat_id(params, "from_chat_id")
+    source_id = get_int(params, "message_id")
+    caption = caption_content(params)
+    markup = get_markup(params)
+    paid = get_bool(params, "allow_paid_broadcast")
+
+    def commit(now: float) -> dict:
+        state.check_recipient(chat_id)
+        state.check_chat(from_chat_id)
+        source = state.find_message(from_chat_id, source_id)
+        if source is None and state.cfg["strict_copy"]:
+            raise bad_request("message to copy not found")
+        state.take_rate(chat_id, paid, False, now)
+        fields = _copied_fields(source, caption, markup)
+        msg = state.new_message(chat_id, **fields)
+        state.record(now, "copyMessage", msg, ("copy", from_chat_id, source_id),
+                     text=msg.text, caption=msg.caption, from_chat_id=from_chat_id,
+                     source_message_id=source_id, reply_markup=markup, paid=paid,
+                     parse_mode=caption.parse_mode if caption else None)
+        return {"message_id": msg.message_id}
+
+    return Produce(commit)
+
+
+def _copied_fields(source, caption, markup) -> dict:
+    """Return the content of a copy: the source's, with caption/markup overrides."""
+    fields = {"reply_markup": markup}
+    if source is not None:
+        fields.update(text=source.text, entities=source.entities, photo=source.photo,
+                      caption=source.caption, caption_entities=source.caption_entities)
+    if caption is not None and (source is None or source.text is None):
+        fields.update(caption=caption.plain, caption_entities=caption.entities)
+    return fields
+
+
+def send_photo(state: SimState, params: dict) -> Produce:
+    """Send a photo by file id or URL; result is the Message."""
+    chat_id = get_chat_id(params)
+    photo = get_str(params, "photo")
+    if not photo:
+        raise bad_request("there is no photo in the request")
+    caption = caption_content(params)
+    markup = get_markup(params)
+    paid = get_bool(params, "allow_paid_broadcast")
+
+    def commit(now: float) -> dict:
+        state.check_recipient(chat_id)
+        state.take_rate(chat_id, paid, False, now)
+        msg = state.new_message(chat_id, photo=photo, reply_markup=markup,
+                                caption=caption.plain if caption else None,
+                                caption_entities=caption.entities if caption else ())
+        state.record(now, "sendPhoto", msg, ("photo", photo, caption and caption.raw),
+                     caption=caption.raw if caption else None, reply_markup=markup,
+                     paid=paid, parse_mode=caption.parse_mode if caption else None)
+        return message_object(state, msg)
+
+    return Produce(commit)

@@ -1,0 +1,260 @@
+"""Keyed, coalescing queue of interactive sends, edits and deletes (seed 003 for WSGI)."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future
+from typing import Any
+
+from app.telegram.errors import RetryAfter, TelegramError, is_not_modified
+from app.telegram.ops import API_METHOD, Op, done, resolve
+from app.telegram.policy import is_paced_method
+
+log = logging.getLogger("app.telegram.outbox")
+
+# The background worker never lets the client sleep longer than this inside
+# one call: longer waits become retry_at, so other chats keep moving.
+WORKER_CALL_BUDGET = 2.0
+
+
+class Outbox:
+    """Serialize a request's Telegram writes, coalescing edits and honouring 429s."""
+
+    def __init__(self, client: Any, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
+        self._client = client
+        self._clock = clock
+        self._sleep = sleep
+        # Guards every field below; the pump thread enqueues while the worker runs.
+        self._cond = threading.Condition()
+        # One runner at a time, so two writes to one chat never race each other.
+        self._run_lock = threading.Lock()
+        self._pending: dict[Hashable, Op] = {}
+        self._replacing: set[tuple[Any, int]] = set()
+        self._seq = itertools.count()
+        self._worker: threading.Thread | None = None
+        self._stopping = False
+        self._closed = False
+
+    def send(self, chat_id: Any, text: str, *, parse_mode: str | None = None,
+             reply_markup: Any = None, key: Hashable = None,
+             replace_message_id: int | None = None) -> Future:
+        """Queue a text message; resolves to the Message, or None on failure."""
+        args = {"chat_id": chat_id, "text": text, "parse_mode": parse_mode,
+                "reply_markup": reply_markup}
+        return self._queue_send("send_message", args, key, replace_message_id)
+
+    def copy(self, chat_id: Any, from_chat_id: Any, message_id: int, *,
+             reply_markup: Any = None, key: Hashable = None) -> Future:
+        """Queue a copy of a stored message; resolves to its MessageId, or None."""
+        args = {"chat_id": chat_id, "from_chat_id": from_chat_id, "message_id": message_id,
+                "reply_markup": reply_markup}
+        return self._queue_send("copy_message", args, key, None)
+
+    def edit(self, chat_id: Any, message_id: int, text: str, *, parse_mode: str | None = None,
+             reply_markup: Any = None) -> Future:
+        """Queue an edit, replacing any pending edit of the same message."""
+        args = {"chat_id": chat_id, "message_id": message_id, "text": text,
+                "parse_mode": parse_mode, "reply_markup": reply_markup}
+        with self._cond:
+            if (chat_id, message_id) in self._replacing:
+                # The message is about to be replaced and deleted: editing it is waste.
+                return done(None)
+            return self._put(("edit", chat_id, message_id), "edit", "edit_message_text", args)
+
+    def delete(self, chat_id: Any, message_id: int) -> Future:
+        """Queue a delete; resolves to True, or None on failure."""
+        args = {"chat_id": chat_id, "message_id": message_id}
+        with self._cond:
+            return self._put(("delete", chat_id, message_id), "delete", "delete_message", args)
+
+    def pending(self) -> int:
+        """Return how many ops wait to run (in-flight ones excluded)."""
+        with self._cond:
+            return len(self._pending)
+
+    def flush(self, deadline: float | None = None, wait: bool = True) -> None:
+        """Run pending ops in (priority, queued_at) order; wait=False runs only ready ones."""
+        if not self._run_lock.acquire(timeout=self._lock_timeout(deadline)):
+            return
+        try:
+            while True:
+                now = self._clock()
+                if deadline is not None and now >= deadline:
+                    return
+                op, wake_at = self._take_ready(now)
+                if op is not None:
+                    self._execute(op, deadline)
+                    continue
+                if not wait or wake_at is None:
+                    return
+                if deadline is not None and wake_at > deadline:
+                    return
+                self._sleep(wake_at - now)
+        finally:
+            self._run_lock.release()
+
+    def start(self) -> None:
+        """Start a background worker that runs ops as they become ready."""
+        with self._cond:
+            if self._closed or (self._worker is not None and self._worker.is_alive()):
+                return
+            self._stopping = False
+            self._worker = threading.Thread(target=self._work, name="telegram-outbox",
+                                            daemon=True)
+            self._worker.start()
+
+    def close(self, deadline: float | None = None) -> None:
+        """Stop the worker after a final flush bounded by deadline; fail what is left."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+            worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(timeout=None if deadline is None else self._lock_timeout(deadline))
+        self.flush(deadline, wait=True)
+        with self._cond:
+            self._closed = True
+            leftovers = list(self._pending.values())
+            self._pending.clear()
+            self._replacing.clear()
+        for op in leftovers:
+            resolve(op.future, None)
+
+    def _queue_send(self, fn: str, args: dict[str, Any], key: Hashable,
+                    replace: int | None) -> Future:
+        """Queue a send or copy under its key, dropping edits of what it replaces."""
+        chat = args["chat_id"]
+        if replace is not None:
+            op_key: Hashable = ("send", chat, replace)
+        elif key is not None:
+            op_key = ("send", chat, "key", key)
+        else:
+            op_key = ("send", chat, "unique", next(self._seq))
+        with self._cond:
+            if replace is not None:
+                stale = self._pending.pop(("edit", chat, replace), None)
+                if stale is not None:
+                    resolve(stale.future, None)
+                self._replacing.add((chat, replace))
+            return self._put(op_key, "send", fn, args, replace)
+
+    def _put(self, key: Hashable, kind: str, fn: str, args: dict[str, Any],
+             replaces: int | None = None) -> Future:
+        """Insert or coalesce an op (caller holds the lock) and return its future."""
+        if self._closed:
+            return done(None)
+        op = Op(key, kind, fn, args, self._clock(), next(self._seq), replaces=replaces)
+        old = self._pending.get(key)
+        if old is not None:
+            # Keep the old place in line: constant updates must not starve an op.
+            op.queued_at, op.seq, op.retry_at = old.queued_at, old.seq, old.retry_at
+            resolve(old.future, None)
+        self._pending[key] = op
+        self._cond.notify_all()
+        return op.future
+
+    def _take_ready(self, now: float) -> tuple[Op | None, float | None]:
+        """Pop the best op ready at ``now``; else return when the next one will be."""
+        with self._cond:
+            best: Op | None = None
+            wake_at: float | None = None
+            for key, op in list(self._pending.items()):
+                if op.future.cancelled():
+                    del self._pending[key]
+                    continue
+                ready = self._ready_at(op)
+                if ready <= now:
+                    if best is None or op.order() < best.order():
+                        best = op
+                elif wake_at is None or ready < wake_at:
+                    wake_at = ready
+            if best is not None:
+                del self._pending[best.key]
+                return best, None
+            return None, wake_at
+
+    def _ready_at(self, op: Op) -> float:
+        """Return when an op may run: after its 429 wait and its chat's pacing."""
+        pacer = getattr(self._client, "chat_pacer", None)
+        if pacer is None or not is_paced_method(API_METHOD[op.fn]):
+            return op.retry_at
+        return max(op.retry_at, pacer.ready_at(op.chat_id))
+
+    def _execute(self, op: Op, deadline: float | None) -> None:
+        """Make the call for one op and settle its future."""
+        try:
+            result = getattr(self._client, op.fn)(**op.args, deadline=deadline)
+        except RetryAfter as exc:
+            self._requeue(op, exc.retry_after)
+            return
+        except TelegramError as exc:
+            if op.kind == "edit" and is_not_modified(exc):
+                self._finish(op, True)
+                return
+            log.info("outbox %s chat=%s dropped: %s", op.fn, op.chat_id, exc)
+            self._finish(op, None)
+            return
+        except Exception:
+            # A bug in one op must not kill the worker or strand later ops.
+            log.exception("outbox %s chat=%s failed", op.fn, op.chat_id)
+            self._finish(op, None)
+            return
+        self._finish(op, result)
+
+    def _finish(self, op: Op, result: Any) -> None:
+        """Resolve an op; after a replacing send succeeds, delete the old message."""
+        with self._cond:
+            if op.replaces is not None and op.key not in self._pending:
+                self._replacing.discard((op.chat_id, op.replaces))
+            if op.replaces is not None and result is not None:
+                # Only now: a failed final send must never lose the progress message.
+                args = {"chat_id": op.chat_id, "message_id": op.replaces}
+                self._put(("delete", op.chat_id, op.replaces), "delete", "delete_message", args)
+        resolve(op.future, result)
+
+    def _requeue(self, op: Op, retry_after: float) -> None:
+        """Put an op back after a 429 unless a newer op for its key has arrived."""
+        with self._cond:
+            op.retry_at = self._clock() + retry_after
+            newer = self._pending.get(op.key)
+            if newer is None and not self._closed:
+                self._pending[op.key] = op
+                self._cond.notify_all()
+                return
+            if newer is not None:
+                newer.queued_at, newer.seq = op.queued_at, op.seq
+                newer.retry_at = max(newer.retry_at, op.retry_at)
+        resolve(op.future, None)
+
+    def _work(self) -> None:
+        """Run ops as they become ready until close() asks to stop."""
+        while True:
+            with self._cond:
+                while not self._stopping:
+                    wait = self._seconds_until_ready()
+                    if wait == 0.0:
+                        break
+                    self._cond.wait(timeout=wait)
+                if self._stopping:
+                    return
+            self.flush(deadline=self._clock() + WORKER_CALL_BUDGET, wait=False)
+
+    def _seconds_until_ready(self) -> float | None:
+        """Return 0.0 if an op is ready, seconds until one is, or None when idle."""
+        if not self._pending:
+            return None
+        now = self._clock()
+        earliest = min(self._ready_at(op) for op in self._pending.values())
+        return max(0.0, earliest - now)
+
+    def _lock_timeout(self, deadline: float | None) -> float:
+        """Return a lock/join timeout in seconds for a deadline (-1 means forever)."""
+        if deadline is None:
+            return -1
+        return max(0.0, deadline - self._clock())
+
