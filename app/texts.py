@@ -124,6 +124,23 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "settings_saved": {"fa": "✅ «{key}» = {value} ذخیره شد.", "en": "✅ Saved “{key}” = {value}."},
     "settings_invalid": {"fa": "❌ پذیرفته نشد: {error}", "en": "❌ Not accepted: {error}"},
+    # --- bot handlers (webhook) ---
+    "cancelled": {"fa": "✅ لغو شد.", "en": "✅ Cancelled."},
+    "nothing_to_cancel": {"fa": "کاری برای لغو در جریان نیست.", "en": "There is nothing to cancel."},
+    "wiz_use_buttons": {"fa": "از دکمه‌های پیام بالا استفاده کنید یا برای انصراف /cancel را بزنید.",
+                        "en": "Use the buttons of the message above, or send /cancel to stop."},
+    "btn_err_format": {"fa": "متن دکمه و لینک را با «|» جدا کنید.",
+                       "en": "separate the button text and the link with “|”."},
+    "btn_err_text_long": {"fa": "متن دکمه {length} نویسه است؛ حداکثر ۶۴ نویسه مجاز است.",
+                          "en": "the button text is {length} characters; at most 64 are allowed."},
+    "btn_err_url": {"fa": "لینک باید با http:// یا https:// شروع شود، نام دامنه داشته باشد و فاصله نداشته باشد.",
+                    "en": "the link must start with http:// or https://, name a host and contain no spaces."},
+    "btn_err_url_long": {"fa": "لینک {length} نویسه است؛ حداکثر ۵۱۲ نویسه مجاز است.",
+                         "en": "the link is {length} characters; at most 512 are allowed."},
+    "wiz_create_failed": {"fa": "❌ ساخت ارسال همگانی ممکن نشد: {error}",
+                          "en": "❌ The broadcast could not be created: {error}"},
+    "settings_need_text": {"fa": "مقدار را به صورت متن بفرستید.", "en": "send the value as text."},
+    "settings_unknown": {"fa": "این تنظیم وجود ندارد.", "en": "No such setting."},
 }
 
 DEFAULT_LANG = "fa"
@@ -136,7 +153,7 @@ def lang_of(language_code: str | None) -> str:
     return DEFAULT_LANG
 
 
-def t(key: str, lang: str = DEFAULT_LANG, **values) -> str:
+def t(key: str, lang: str = DEFAULT_LANG, /, **values) -> str:
     """Return the text for key in lang (falling back to Persian), formatted with values."""
     entry = TEXTS[key]
     template = entry.get(lang) or entry[DEFAULT_LANG]

@@ -14,7 +14,7 @@ from app.extensions import db
 from app.models.broadcast import ITEM_FAILED, PENDING, SENDING, SENT, TERMINAL, UNKNOWN, BroadcastJob, BroadcastJobItem
 from app.models.user import CHANNEL_MEMBER, User
 
-I = BroadcastJobItem
+I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 
 
 def audience_filter(audience: str):

@@ -60,7 +60,7 @@ def test_racing_acquirers_on_separate_connections_get_one_winner(app, database_u
         barrier = threading.Barrier(4)
         winners = []
 
-        def contend(token):
+        def contend(token, barrier=barrier, winners=winners):
             other = create_app(app_config(database_url, simulator.base_url))
             with other.app_context():
                 barrier.wait()

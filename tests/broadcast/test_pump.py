@@ -5,8 +5,8 @@ import time
 from app.extensions import db
 from app.models import User
 from app.repository.broadcast_items import tallies
-from app.services.broadcast import jobs
 from app.services import telegram_factory
+from app.services.broadcast import jobs
 from app.services.broadcast.pump import pump, pump_all
 from tests.broadcast.helpers import (
     BASE_ID,

@@ -78,19 +78,22 @@ def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None
     """Queue an edit of the job's progress message (coalesced by the outbox)."""
     job = db.session.get(BroadcastJob, job_id)
     if job is None or not job.progress_message_id:
+        db.session.commit()
         return
-    status = job_status(job)
+    # Copy what the edit needs before commit: reading an expired attribute
+    # afterwards would open a new transaction across the Telegram call.
+    status, chat_id, message_id = job_status(job), job.progress_chat_id, job.progress_message_id
     db.session.commit()
     text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "")
-    outbox.edit(job.progress_chat_id, job.progress_message_id, text,
-                reply_markup=progress_keyboard(job.id, job.status, lang))
+    outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status["status"], lang))
 
 
 def send_summary(job_id: int, *, outbox, lang: str = "fa") -> None:
     """Replace the progress message with the final summary (send new, then delete old)."""
     job = db.session.get(BroadcastJob, job_id)
     if job is None or not job.progress_chat_id:
+        db.session.commit()
         return
-    status = job_status(job)
+    status, chat_id, message_id = job_status(job), job.progress_chat_id, job.progress_message_id
     db.session.commit()
-    outbox.send(job.progress_chat_id, summary_text(status, lang), replace_message_id=job.progress_message_id)
+    outbox.send(chat_id, summary_text(status, lang), replace_message_id=message_id)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 
@@ -13,9 +12,9 @@ from app.extensions import db
 from app.models.broadcast import CONTENT_COPY, RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
 from app.services.broadcast import jobs as jobs_service
+from app.services.broadcast.outcomes import classify
 from app.services.broadcast.recorder import Recorder
 from app.services.broadcast.status import job_status
-from app.services.broadcast.outcomes import classify
 from app.services.settings import load_settings
 from app.settings_schema import LEASE_TTL_SECONDS
 from app.texts import t

@@ -26,7 +26,8 @@ def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> 
         return
     status = job_status(job)
     db.session.commit()
-    future = outbox.send(chat_id, progress_text(status, lang), reply_markup=progress_keyboard(job_id, job.status, lang))
+    future = outbox.send(chat_id, progress_text(status, lang),
+                         reply_markup=progress_keyboard(job_id, status["status"], lang))
     outbox.flush(deadline=time.monotonic() + 10)
     message = future.result(timeout=0) if future.done() else None
     if message and message.get("message_id"):
@@ -45,9 +46,9 @@ def run_interactive(job_id: int, *, settings: dict, client, outbox, chat_id: int
     job = db.session.get(BroadcastJob, job_id)
     status = job_status(job)
     db.session.commit()
-    if job.status not in TERMINAL:
+    if status["status"] not in TERMINAL:
         extra = t("remaining", lang, pending=status["pending"])
-        if job.status == QUEUED:
+        if status["status"] == QUEUED:
             extra = t("wiz_queued", lang, id=job_id) + "\n" + extra
         refresh_progress(job_id, outbox=outbox, lang=lang, extra=extra)
     outbox.flush(deadline=time.monotonic() + 10)

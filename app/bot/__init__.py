@@ -1,0 +1,1 @@
+"""The bot: update routing, handlers, texts and keyboards."""

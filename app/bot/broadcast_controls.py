@@ -1,0 +1,65 @@
+"""Buttons under a job's progress message: continue, cancel, pause, resume.
+
+Each answers the button first and leaves slow work (pumps) to after commit;
+double taps and replays are harmless because every engine call is a guarded
+state transition.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from app.bot.context import BotContext
+from app.models.broadcast import TERMINAL
+from app.services.broadcast import jobs, progress, runner
+
+
+def on_continue(ctx: BotContext, job_id: int) -> None:
+    """Run a few more bounded pumps (a lease miss only shows the counters)."""
+    if not _job_is_open(ctx, job_id):
+        return
+    ctx.answer("cb_working")
+    ctx.after_commit(lambda: runner.run_interactive(
+        job_id, settings=ctx.settings, client=ctx.client, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang))
+
+
+def on_cancel_job(ctx: BotContext, job_id: int) -> None:
+    """Cancel now; in-flight sends finish, no new batch is claimed."""
+    _control(ctx, job_id, lambda: jobs.cancel_job(job_id), "cb_cancelled")
+
+
+def on_pause(ctx: BotContext, job_id: int) -> None:
+    """Pause the job; the next queued job may run meanwhile."""
+    _control(ctx, job_id, lambda: jobs.pause_job(job_id, ctx.text("reason_admin")), "cb_paused")
+
+
+def on_resume(ctx: BotContext, job_id: int) -> None:
+    """Resume a paused job (running, or queued behind another)."""
+    _control(ctx, job_id, lambda: jobs.resume_job(job_id) is not None, "cb_resumed")
+
+
+def _job_is_open(ctx: BotContext, job_id: int) -> bool:
+    """Answer and return False for an unknown or ended job."""
+    job = jobs.get_job(job_id)
+    if job is None:
+        ctx.answer("cb_unknown_job")
+        return False
+    if job.status in TERMINAL:
+        ctx.answer("cb_finished")
+        return False
+    return True
+
+
+def _control(ctx: BotContext, job_id: int, change: Callable[[], bool], done_key: str) -> None:
+    """After commit: apply the change, answer, and re-render the progress message."""
+    if not _job_is_open(ctx, job_id):
+        return
+
+    def run() -> None:
+        changed = change()
+        job = jobs.get_job(job_id)
+        ended = not changed and job is not None and job.status in TERMINAL
+        ctx.end_transaction()
+        ctx.answer("cb_finished" if ended else done_key)
+        progress.refresh_progress(job_id, outbox=ctx.outbox, lang=ctx.lang)
+
+    ctx.after_commit(run)

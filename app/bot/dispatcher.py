@@ -1,0 +1,125 @@
+"""Turn one webhook update into handled work, exactly once per update_id.
+
+Policy (issue 2):
+- The update_id is inserted into processed_updates first, in the same
+  transaction as the handler's database effects, so both commit or neither.
+  A duplicate id fails that insert (on MySQL a concurrent duplicate waits for
+  the first delivery's commit) and the update is acknowledged as "duplicate".
+- A transient database failure rolls back and propagates: the webhook answers
+  503, nothing is recorded, and Telegram delivers the update again later.
+- Any other exception is a bug in a handler: it is logged, its effects are
+  rolled back, the update_id alone is recorded and the webhook answers 200,
+  so one poisoned update cannot jam the queue.
+- Telegram I/O happens only after commit (BotContext.finish): no transaction
+  is ever held open across an HTTP call.
+"""
+from __future__ import annotations
+
+import logging
+
+from flask import current_app
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    DisconnectionError,
+    IntegrityError,
+    InterfaceError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from telegram import Update
+
+from app.bot import router
+from app.bot.context import BotContext
+from app.extensions import db
+from app.services import telegram_factory, updates
+from app.services.settings import load_settings
+from app.texts import lang_of
+
+log = logging.getLogger(__name__)
+HANDLED, DUPLICATE, IGNORED, ERROR = "handled", "duplicate", "ignored", "error"
+# A DBAPIError of these kinds is the handler's fault, not the database being away.
+_BUG_KINDS = (IntegrityError, DataError, ProgrammingError, NotSupportedError)
+
+
+def process_update(data: dict) -> str:
+    """Process one update and return "handled", "duplicate", "ignored" or "error"."""
+    update = parse_update(data)
+    if update is None:
+        return IGNORED
+    handler = router.select(update, current_app.config.get("MAIN_CHANNEL_ID"))
+    if handler is None:
+        log.debug("update %s ignored: nothing handles it", update.update_id)
+        return IGNORED
+    if not claim(update.update_id):
+        return DUPLICATE
+    ctx = None
+    try:
+        ctx = build_context(update, data)
+        handler(ctx)
+        # A handler may have committed (the engine does) or rolled back on its own.
+        updates.ensure_claimed(update.update_id)
+        db.session.commit()
+    except Exception as exc:
+        db.session.rollback()
+        if is_transient(exc):
+            raise
+        log.exception("update %s: handler failed; recorded as processed", update.update_id)
+        updates.record_alone(update.update_id)
+        if ctx is not None:
+            ctx.abandon()
+        return ERROR
+    try:
+        ctx.finish()
+    except Exception:
+        # Committed already: a redelivery would only be a duplicate, so never answer 5xx here.
+        log.exception("update %s: after-commit phase failed", update.update_id)
+    return HANDLED
+
+
+def parse_update(data: dict) -> Update | None:
+    """Parse with PTB; junk shapes are logged and ignored rather than failing the webhook."""
+    try:
+        return Update.de_json(data, None)
+    except Exception as exc:
+        log.warning("update %s ignored: cannot parse (%s)", data.get("update_id"), type(exc).__name__)
+        return None
+
+
+def claim(update_id: int) -> bool:
+    """Insert the update_id in a new transaction; False (rolled back) when it is a duplicate."""
+    try:
+        updates.claim_update(update_id)
+    except IntegrityError:
+        db.session.rollback()
+        log.info("update %s is a duplicate delivery; ignored", update_id)
+        return False
+    except BaseException:
+        db.session.rollback()
+        raise
+    return True
+
+
+def build_context(update: Update, data: dict) -> BotContext:
+    """Collect settings, the Telegram client and a fresh outbox for one update."""
+    settings = load_settings()
+    client = telegram_factory.get_client(settings)
+    user = update.effective_user
+    return BotContext(
+        update=update, raw=data, settings=settings, client=client,
+        outbox=telegram_factory.new_outbox(client),
+        admin_ids=frozenset(current_app.config.get("ADMIN_IDS") or ()),
+        main_channel_id=current_app.config.get("MAIN_CHANNEL_ID"),
+        lang=lang_of(user.language_code if user else None),
+    )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Tell whether exc means the database is unavailable rather than a bug."""
+    if isinstance(exc, (OperationalError, InterfaceError, PoolTimeout, DisconnectionError)):
+        return True
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated or not isinstance(exc, _BUG_KINDS)
+    return False

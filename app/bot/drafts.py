@@ -1,0 +1,71 @@
+"""Pure checks of what an admin sends the wizard: the message and the link button."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from telegram import Message
+
+TEXT_LIMIT = 4096
+CAPTION_LIMIT = 1024
+BUTTON_TEXT_LIMIT = 64
+URL_LIMIT = 512
+# Kinds copyMessage reproduces faithfully for every recipient.
+MEDIA_KINDS = ("photo", "video", "animation", "document", "audio", "voice", "video_note", "sticker")
+
+
+class DraftError(ValueError):
+    """Something the admin sent cannot be used; key and values name the text to show."""
+
+    def __init__(self, key: str, **values):
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+def utf16_len(text: str) -> int:
+    """Count UTF-16 code units, the way Telegram measures text limits."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def copy_draft(message: Message) -> dict:
+    """Return the broadcast content for an admin's message, or raise DraftError."""
+    if message.text is not None:
+        if not message.text.strip():
+            raise DraftError("wiz_empty")
+        if utf16_len(message.text) > TEXT_LIMIT:
+            raise DraftError("wiz_text_too_long", length=utf16_len(message.text))
+    elif any(getattr(message, kind, None) for kind in MEDIA_KINDS):
+        caption = message.caption or ""
+        if utf16_len(caption) > CAPTION_LIMIT:
+            raise DraftError("wiz_caption_too_long", length=utf16_len(caption))
+    else:
+        raise DraftError("wiz_unsupported")
+    return {"type": "copy", "from_chat_id": message.chat.id, "message_id": message.message_id}
+
+
+def parse_url_button(text: str | None) -> tuple[str, str]:
+    """Split "text | URL" into a checked (text, url), or raise DraftError with the reason."""
+    label, sep, url = (text or "").rpartition("|")
+    label, url = label.strip(), url.strip()
+    if not sep or not label or not url:
+        raise DraftError("btn_err_format")
+    if len(label) > BUTTON_TEXT_LIMIT:
+        raise DraftError("btn_err_text_long", length=len(label))
+    if len(url) > URL_LIMIT:
+        raise DraftError("btn_err_url_long", length=len(url))
+    if not is_web_url(url):
+        raise DraftError("btn_err_url")
+    return label, url
+
+
+def is_web_url(url: str) -> bool:
+    """Accept only http(s) URLs with a host and no whitespace or control characters."""
+    if any(ch.isspace() or ord(ch) < 32 for ch in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018  (raises ValueError on a malformed port)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(host) and not host.startswith(".")

@@ -1,0 +1,50 @@
+"""Keyboards as pure builders returning Bot API dicts."""
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton, ReplyKeyboardMarkup
+
+from app.bot.callback_data import build
+from app.models.broadcast import AUDIENCES
+from app.settings_schema import DEFS, format_value
+from app.texts import t
+
+
+def admin_menu(lang: str) -> dict:
+    """Return the admin's reply keyboard: broadcast and settings."""
+    rows = [[KeyboardButton(t("menu_broadcast", lang))], [KeyboardButton(t("menu_settings", lang))]]
+    return ReplyKeyboardMarkup(rows, resize_keyboard=True, is_persistent=True).to_dict()
+
+
+def no_button(lang: str) -> dict:
+    """Return the "no button" choice of the wizard's button step."""
+    return _inline([[(t("btn_no_button", lang), build("no_button"))]])
+
+
+def audience(lang: str, counts: dict[str, int]) -> dict:
+    """Return one button per audience, each labelled with its size."""
+    return _inline([[(t(f"aud_{name}", lang, count=counts.get(name, 0)), build("aud", name))] for name in AUDIENCES])
+
+
+def confirm(lang: str) -> dict:
+    """Return the preview's confirm / abort buttons."""
+    return _inline([[(t("btn_confirm", lang), build("confirm")), (t("btn_abort", lang), build("abort"))]])
+
+
+def url_button(text: str | None, url: str | None) -> dict | None:
+    """Return the broadcast's link button, or None when it has none."""
+    if not text or not url:
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton(text, url=url)]]).to_dict()
+
+
+def settings_menu(values: dict) -> dict:
+    """Return one button per setting showing its current value."""
+    rows = [[(f"{key} = {format_value(values[key])}", build("edit_setting", key))] for key in DEFS]
+    return _inline(rows)
+
+
+def _inline(rows: list[list[tuple[str, str]]]) -> dict:
+    """Build an inline keyboard from (label, callback data) rows."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
+    ).to_dict()

@@ -1,0 +1,114 @@
+"""Routing table: which handler module answers which kind of update."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from telegram import Update
+from telegram.constants import ChatType
+
+from app.bot import admin_menu, admin_settings, broadcast_controls, broadcast_wizard, membership, start
+from app.bot.callback_data import parse
+from app.bot.context import BotContext
+from app.services import admins
+from app.texts import all_variants
+
+log = logging.getLogger(__name__)
+Handler = Callable[[BotContext], None]
+
+# Commands anyone may send; the rest are admin commands.
+PUBLIC_COMMANDS = frozenset({"start"})
+COMMANDS: dict[str, Handler] = {
+    "start": start.on_start,
+    "broadcast": broadcast_wizard.on_broadcast,
+    "settings": admin_settings.on_settings,
+    "cancel": admin_menu.on_cancel,
+}
+# Reply-keyboard buttons, recognised in every language.
+MENU_BUTTONS: dict[str, Handler] = {
+    "menu_broadcast": broadcast_wizard.on_broadcast,
+    "menu_settings": admin_settings.on_settings,
+}
+# Every callback is an admin action; the router checks that before any of these runs.
+CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
+    "no_button": broadcast_wizard.on_no_button,
+    "aud": broadcast_wizard.on_audience,
+    "confirm": broadcast_wizard.on_confirm,
+    "abort": broadcast_wizard.on_abort,
+    "continue": broadcast_controls.on_continue,
+    "cancel_job": broadcast_controls.on_cancel_job,
+    "pause": broadcast_controls.on_pause,
+    "resume": broadcast_controls.on_resume,
+    "edit_setting": admin_settings.on_edit,
+}
+# An admin's free-form message goes to the conversation their state names.
+STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {
+    "wiz": broadcast_wizard.on_input,
+    "settings": admin_settings.on_input,
+}
+
+
+def select(update: Update, main_channel_id: int | None) -> Handler | None:
+    """Pick the handler for an update without touching the database; None means ignore it."""
+    if update.message is not None:
+        msg = update.message
+        private = msg.chat.type == ChatType.PRIVATE and msg.from_user and not msg.from_user.is_bot
+        return on_message if private else None
+    if update.callback_query is not None:
+        query = update.callback_query
+        in_private = query.message is None or query.message.chat.type == ChatType.PRIVATE
+        return on_callback if in_private and not query.from_user.is_bot else None
+    if update.my_chat_member is not None:
+        return membership.on_my_chat_member if update.my_chat_member.chat.type == ChatType.PRIVATE else None
+    if update.chat_member is not None:
+        is_main = main_channel_id is not None and update.chat_member.chat.id == main_channel_id
+        return membership.on_chat_member if is_main else None
+    return None
+
+
+def command_of(text: str | None) -> str | None:
+    """Return "start" for "/start", "/start@my_bot" or "/start payload"; None otherwise."""
+    if not text or not text.startswith("/"):
+        return None
+    word = text.split(maxsplit=1)[0][1:]
+    return word.split("@", 1)[0].lower() or None
+
+
+def menu_button_of(text: str | None) -> str | None:
+    """Return the text key of the admin-menu button whose label text is, in any language."""
+    if not text:
+        return None
+    return next((key for key in MENU_BUTTONS if text.strip() in all_variants(key)), None)
+
+
+def on_message(ctx: BotContext) -> None:
+    """Route a private message: command, menu button, wizard input, or a hint."""
+    text = ctx.update.message.text
+    command = command_of(text)
+    if command in COMMANDS:
+        if command in PUBLIC_COMMANDS or admin_menu.require_admin(ctx):
+            COMMANDS[command](ctx)
+        return
+    button = menu_button_of(text)
+    if button is not None:
+        if admin_menu.require_admin(ctx):
+            MENU_BUTTONS[button](ctx)
+        return
+    state = admins.get_state(ctx.user_id) if ctx.is_admin() else None
+    conversation = state[0].split(":", 1)[0] if state else None
+    if conversation in STEP_INPUT:
+        STEP_INPUT[conversation](ctx, *state)
+        return
+    ctx.reply("unknown_command")
+
+
+def on_callback(ctx: BotContext) -> None:
+    """Route a button press after checking admin rights; stale or forged data is refused."""
+    if not admin_menu.require_admin(ctx):
+        return
+    parsed = parse(ctx.update.callback_query.data)
+    if parsed is None:
+        log.info("callback data refused: %r", (ctx.update.callback_query.data or "")[:80])
+        ctx.answer("wiz_expired")
+        return
+    CALLBACKS[parsed.action](ctx, parsed.arg)

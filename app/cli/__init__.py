@@ -1,0 +1,13 @@
+"""Flask CLI command groups."""
+from flask import Flask
+
+
+def register(app: Flask) -> None:
+    """Attach every command group to the app's CLI."""
+    from app.cli.broadcast_cmd import broadcast_group
+    from app.cli.settings_cmd import settings_group
+    from app.cli.telegram_cmd import telegram_group
+    from app.cli.updates_cmd import updates_group
+
+    for group in (settings_group, telegram_group, broadcast_group, updates_group):
+        app.cli.add_command(group)

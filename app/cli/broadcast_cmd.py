@@ -1,0 +1,131 @@
+"""`flask broadcast create | list | status | cancel | pause | resume | purge` (pump: pump_cmd)."""
+from __future__ import annotations
+
+import click
+from flask.cli import AppGroup
+
+from app.cli.common import CommandError, echo_json, render_table
+from app.cli.pump_cmd import pump_command
+from app.cli.validate import button_problem, text_problem
+from app.models.broadcast import AUDIENCES
+from app.services.broadcast import jobs
+from app.services.broadcast.status import job_status
+from app.services.settings import load_settings
+
+JOB_ID = click.IntRange(min=1)
+TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
+                 "created_at")
+
+broadcast_group = AppGroup("broadcast", help="Create, watch, drive and clean up broadcast jobs.")
+broadcast_group.add_command(pump_command)
+
+
+def _existing_job(job_id: int):
+    """Return the job or exit 1 naming the missing id."""
+    job = jobs.get_job(job_id)
+    if job is None:
+        raise CommandError(f"no broadcast job {job_id}")
+    return job
+
+
+def _content(text, copy_from, message_id) -> dict:
+    """Build the engine's content dict from the options, or raise a usage error."""
+    if (text is None) == (copy_from is None):
+        raise click.UsageError("give exactly one of --text or --copy-from")
+    if text is not None:
+        if message_id is not None:
+            raise click.UsageError("--message-id goes with --copy-from, not --text")
+        problem = text_problem(text)
+        if problem:
+            raise click.BadParameter(problem, param_hint="--text")
+        return {"type": "text", "text": text, "parse_mode": "HTML"}
+    if message_id is None:
+        raise click.UsageError("--copy-from needs --message-id")
+    return {"type": "copy", "from_chat_id": copy_from, "message_id": message_id}
+
+
+@broadcast_group.command("create")
+@click.option("--audience", type=click.Choice(AUDIENCES), required=True, help="Who receives it.")
+@click.option("--text", help="Message text (Telegram HTML, at most 4096 characters).")
+@click.option("--copy-from", type=int, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
+@click.option("--message-id", type=click.IntRange(min=1), metavar="ID", help="... with this message id.")
+@click.option("--button-text", help="Text of an optional URL button.")
+@click.option("--button-url", help="http(s) URL of that button.")
+@click.option("--created-by", type=int, metavar="USER_ID", help="Telegram id recorded as the author.")
+def create(audience, text, copy_from, message_id, button_text, button_url, created_by) -> None:
+    """Create and queue a broadcast; print the new job's id alone."""
+    content = _content(text, copy_from, message_id)
+    problem = button_problem(button_text, button_url)
+    if problem:
+        raise click.UsageError(problem)
+    try:
+        job = jobs.create_job(audience=audience, created_by=created_by, content=content,
+                              button_text=button_text, button_url=button_url and button_url.strip(),
+                              settings=load_settings())
+    except jobs.EmptyAudience:
+        raise CommandError(f"audience {audience!r} has no users; nothing to send", exit_code=2) from None
+    except ValueError as exc:
+        raise CommandError(str(exc), exit_code=2) from None
+    click.echo(job.id)
+
+
+@broadcast_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of status objects.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
+def list_jobs(as_json: bool, limit: int) -> None:
+    """List the newest jobs."""
+    rows = [job_status(job) for job in jobs.list_jobs(limit=limit)]
+    if as_json:
+        echo_json(rows)
+    elif not rows:
+        click.echo("no broadcast jobs")
+    else:
+        click.echo(render_table([c.upper() for c in TABLE_COLUMNS], [[r.get(c) for c in TABLE_COLUMNS] for r in rows]))
+
+
+@broadcast_group.command("status")
+@click.argument("job_id", type=JOB_ID, metavar="ID")
+def status_cmd(job_id: int) -> None:
+    """Print one job's counters, rate and ETA as JSON."""
+    echo_json(job_status(_existing_job(job_id)))
+
+
+def _transition(job_id: int, verb: str, action) -> None:
+    """Run one guarded state change; exit 1 with the job's state when it is refused."""
+    job = _existing_job(job_id)
+    outcome = action(job_id)
+    if not outcome:
+        raise CommandError(f"job {job_id} is {job.status}; it cannot be {verb}")
+    suffix = f" ({outcome})" if isinstance(outcome, str) else ""
+    click.echo(f"job {job.id} {verb}{suffix}")
+
+
+@broadcast_group.command("cancel")
+@click.argument("job_id", type=JOB_ID, metavar="ID")
+def cancel(job_id: int) -> None:
+    """Cancel a job: in-flight sends finish, no new batch is claimed."""
+    _transition(job_id, "cancelled", jobs.cancel_job)
+
+
+@broadcast_group.command("pause")
+@click.argument("job_id", type=JOB_ID, metavar="ID")
+@click.option("--reason", default="paused from the command line", show_default=True)
+def pause(job_id: int, reason: str) -> None:
+    """Pause a queued or running job."""
+    _transition(job_id, "paused", lambda i: jobs.pause_job(i, reason=reason))
+
+
+@broadcast_group.command("resume")
+@click.argument("job_id", type=JOB_ID, metavar="ID")
+def resume(job_id: int) -> None:
+    """Resume a paused job (it runs now, or queues behind the running one)."""
+    _transition(job_id, "resumed", jobs.resume_job)
+
+
+@broadcast_group.command("purge")
+@click.option("--older-than", "days", type=click.IntRange(min=0), required=True, metavar="DAYS",
+              help="Finished at least this many days ago.")
+def purge(days: int) -> None:
+    """Delete the items of finished jobs; job rows and counters stay."""
+    removed = jobs.purge_items(days)
+    click.echo(f"removed {removed} items of jobs finished more than {days} days ago")

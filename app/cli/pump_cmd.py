@@ -1,0 +1,105 @@
+"""`flask broadcast pump`: one bounded drain, or the VPS worker loop with --forever."""
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import threading
+import time
+
+import click
+from flask.cli import with_appcontext
+
+from app.cli.common import CommandError, echo_json
+from app.extensions import db
+from app.services.broadcast import jobs
+from app.services.broadcast import pump as pump_mod
+from app.services.settings import load_settings
+from app.settings_schema import LEASE_TTL_SECONDS
+
+log = logging.getLogger(__name__)
+# Per-iteration budget of the worker loop: a stop signal waits at most about this long.
+FOREVER_SECONDS = 10
+FOREVER_INTERVAL = 5.0
+
+
+def check_budget(seconds: float, settings: dict) -> None:
+    """Refuse a budget that, plus the longest Telegram call, would outlive the pump's lease."""
+    limit = LEASE_TTL_SECONDS - settings["telegram_connect_timeout"] - settings["telegram_read_timeout"]
+    if seconds >= limit:
+        raise click.BadParameter(f"{seconds} s does not leave room for one Telegram call inside the "
+                                 f"{LEASE_TTL_SECONDS} s lease; use less than {limit:g}", param_hint="--seconds")
+
+
+def run_once(job_id: int | None, seconds: float, settings: dict) -> dict:
+    """Pump one job or all of them and return {"jobs": [...], "seconds": elapsed}."""
+    started = time.monotonic()
+    if job_id is None:
+        results = pump_mod.pump_all(seconds, settings=settings)
+    else:
+        results = [pump_mod.pump(job_id, seconds, settings=settings)]
+    return {"jobs": [r.to_dict() for r in results], "seconds": round(time.monotonic() - started, 3)}
+
+
+def run_forever(seconds: float, interval: float, stop: threading.Event) -> None:
+    """Run pump_all every interval (back to back while there is work) until stop is set."""
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            settings = load_settings()
+            check_budget(seconds, settings)
+            report = run_once(None, seconds, settings)
+            if report["jobs"]:
+                click.echo(json.dumps(report, ensure_ascii=False, default=str))
+        except Exception:
+            # A worker outlives a database blip; the next iteration starts fresh.
+            log.exception("pump iteration failed; retrying in %s s", interval)
+            db.session.rollback()
+        finally:
+            db.session.remove()
+        stop.wait(max(0.0, interval - (time.monotonic() - started)))
+
+
+def _stop_on_signals(stop: threading.Event, received: list[str]) -> dict:
+    """Set stop on SIGTERM/SIGINT; the running pump still finishes its bounded budget."""
+    def handler(signum, frame):
+        # Only record here: writing to stderr from a handler can hit a write in progress.
+        received.append(signal.Signals(signum).name)
+        stop.set()
+
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+
+@click.command("pump")
+@click.option("--job", "job_id", type=click.IntRange(min=1), metavar="ID", help="Pump only this job.")
+@click.option("--seconds", type=click.IntRange(min=1), metavar="N",
+              help=f"Budget of each pump (default: cron_pump_seconds; {FOREVER_SECONDS} with --forever).")
+@click.option("--forever", is_flag=True, help="Keep pumping until SIGTERM/SIGINT (the VPS worker).")
+@click.option("--interval", type=click.FloatRange(min=0.1), metavar="S",
+              help=f"With --forever: start a pump at most every S seconds when idle [default: {FOREVER_INTERVAL:g}].")
+@with_appcontext
+def pump_command(job_id: int | None, seconds: int | None, forever: bool, interval: float | None) -> None:
+    """Drain broadcast jobs for a bounded time and print per-job counters as JSON."""
+    if interval is not None and not forever:
+        raise click.UsageError("--interval only applies with --forever")
+    settings = load_settings()
+    if not forever:
+        if job_id is not None and jobs.get_job(job_id) is None:
+            raise CommandError(f"no broadcast job {job_id}")
+        seconds = seconds or settings["cron_pump_seconds"]
+        check_budget(seconds, settings)
+        echo_json(run_once(job_id, seconds, settings))
+        return
+    if job_id is not None:
+        raise click.UsageError("--forever pumps every job; drop --job")
+    seconds, interval = seconds or FOREVER_SECONDS, interval or FOREVER_INTERVAL
+    check_budget(seconds, settings)
+    stop, received = threading.Event(), []
+    previous = _stop_on_signals(stop, received)
+    click.echo(f"pump worker started: {seconds} s per pump, interval {interval:g} s", err=True)
+    try:
+        run_forever(seconds, interval, stop)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+    click.echo(f"received {', '.join(received) or 'stop'}; pump worker stopped", err=True)

@@ -1,0 +1,50 @@
+"""Who is an admin, and each admin's wizard state (kept in the database)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from app.clock import utcnow
+from app.extensions import db
+from app.repository import admin_states
+from app.repository import users as users_repo
+
+
+def is_admin(user_id: int | None, admin_ids: frozenset[int] | set[int]) -> bool:
+    """Tell whether user_id is in ADMIN_IDS or marked is_admin in the users table."""
+    if user_id is None:
+        return False
+    return user_id in admin_ids or users_repo.is_admin_flag(user_id)
+
+
+def get_state(admin_id: int) -> tuple[str, dict] | None:
+    """Return (step, draft) of an admin's conversation, or None."""
+    return admin_states.load(admin_id)
+
+
+def set_state(admin_id: int, step: str, draft: dict | None = None, now: datetime | None = None) -> None:
+    """Put an admin on a step with a draft."""
+    admin_states.save(admin_id, step, draft or {}, now or utcnow())
+
+
+def clear_state(admin_id: int) -> bool:
+    """Forget an admin's conversation; True when there was one."""
+    return admin_states.remove(admin_id)
+
+
+def take_state(admin_id: int, step: str) -> dict | None:
+    """Remove and return the draft if the admin is on step, else None.
+
+    The row is read FOR UPDATE and deleted in the caller's transaction, so of two
+    concurrent takers (a double tap) exactly one gets the draft.
+    """
+    state = admin_states.load(admin_id, lock=True)
+    if state is None or state[0] != step:
+        return None
+    admin_states.remove(admin_id)
+    return state[1]
+
+
+def restore_state(admin_id: int, step: str, draft: dict) -> None:
+    """Put an admin back on a step in a transaction of its own (after a failed job creation)."""
+    set_state(admin_id, step, draft)
+    db.session.commit()

@@ -1,0 +1,96 @@
+"""Users as the bot sees them: /start registration, blocking, channel membership."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from app.clock import utcnow
+from app.extensions import db
+from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER, CHANNEL_UNKNOWN
+from app.repository import users as repo
+from app.telegram.errors import TelegramError
+
+log = logging.getLogger(__name__)
+MEMBER_STATUSES = frozenset({"member", "administrator", "creator"})
+GONE_STATUSES = frozenset({"left", "kicked"})
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The parts of a Telegram User we store."""
+
+    id: int
+    first_name: str = ""
+    last_name: str | None = None
+    username: str | None = None
+    language_code: str | None = None
+
+    def columns(self) -> dict:
+        """Return column values, cut to the column sizes (Telegram's own limits are lower)."""
+        return {
+            "first_name": (self.first_name or "")[:255],
+            "last_name": self.last_name[:255] if self.last_name else None,
+            "username": self.username[:64] if self.username else None,
+            "language_code": self.language_code[:16] if self.language_code else None,
+        }
+
+
+def register_start(profile: Profile, now=None) -> tuple[str, bool]:
+    """Create or refresh the user on /start; return (main_channel_status, created)."""
+    now = now or utcnow()
+    user, created = repo.insert_or_get(profile.id, now, **profile.columns())
+    for name, value in profile.columns().items():
+        setattr(user, name, value)
+    user.last_seen_at = now
+    # Sending /start means the user can receive messages again.
+    user.is_blocked = False
+    user.blocked_at = None
+    db.session.flush()
+    return user.main_channel_status, created
+
+
+def set_blocked(profile: Profile, blocked: bool, now=None) -> None:
+    """Record that the user blocked (kicked) or restarted the bot, creating the row if unknown."""
+    now = now or utcnow()
+    repo.insert_or_get(profile.id, now, **profile.columns())
+    repo.set_blocked(profile.id, blocked, now)
+
+
+def channel_status(member_status: str, is_member: bool | None = None) -> str | None:
+    """Map a ChatMember status to our main_channel_status (None when not decisive)."""
+    if member_status in MEMBER_STATUSES:
+        return CHANNEL_MEMBER
+    if member_status in GONE_STATUSES:
+        return CHANNEL_NOT_MEMBER
+    if member_status == "restricted":
+        return CHANNEL_MEMBER if is_member else CHANNEL_NOT_MEMBER
+    return None
+
+
+def record_channel_status(user_id: int, status: str, now=None) -> bool:
+    """Store a known user's channel status; strangers stay unknown (True when stored)."""
+    return repo.set_channel_status(user_id, status, now or utcnow()) > 0
+
+
+def needs_membership_check(status: str, channel_id: int | None) -> bool:
+    """Tell whether a starting user's membership should be looked up once."""
+    return channel_id is not None and status == CHANNEL_UNKNOWN
+
+
+def check_membership(client, channel_id: int, user_id: int, deadline: float | None = None) -> str | None:
+    """Ask Telegram once about one user's membership and store it; failures are logged and ignored.
+
+    Runs after the webhook's transaction committed: the HTTP call holds no
+    transaction, and the write is its own short one.
+    """
+    try:
+        member = client.get_chat_member(channel_id, user_id, deadline=deadline)
+    except TelegramError as exc:
+        log.info("getChatMember for user %s failed: %s", user_id, exc)
+        return None
+    status = channel_status(member.get("status", ""), member.get("is_member"))
+    if status is None:
+        return None
+    record_channel_status(user_id, status)
+    db.session.commit()
+    return status

@@ -1,0 +1,68 @@
+"""GET|POST /internal/pump: the cron job's entry into the broadcast engine."""
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+from flask import Blueprint, current_app, jsonify, request
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.extensions import db
+from app.logging_setup import log_context
+from app.services.broadcast import pump as pump_mod
+from app.services.settings import load_settings
+from app.services.updates import purge_processed_updates
+from app.web.auth import secret_matches
+
+bp = Blueprint("internal", __name__)
+log = logging.getLogger(__name__)
+
+
+def _given_token() -> str | None:
+    """Return the caller's token: the Bearer header first, then ?token= or a POST form field."""
+    scheme, _, value = (request.headers.get("Authorization") or "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return request.args.get("token") or (request.form.get("token") if request.method == "POST" else None)
+
+
+def parse_seconds(raw: str | None, limit: int) -> int:
+    """Return the pump budget: limit, or a smaller whole number of seconds the caller asked for."""
+    if raw is None:
+        return limit
+    if not re.fullmatch(r"[0-9]{1,6}", raw) or not 1 <= int(raw) <= limit:
+        raise ValueError(f"seconds must be a whole number from 1 to {limit} (cron_pump_seconds)")
+    return int(raw)
+
+
+def _purge_processed_updates(keep_days: int) -> int | None:
+    """Forget old update ids; housekeeping never fails the pump (the next call retries)."""
+    try:
+        return purge_processed_updates(keep_days)
+    except SQLAlchemyError as exc:
+        db.session.rollback()
+        log.warning("purging processed updates failed: %s", type(exc).__name__)
+        return None
+
+
+@bp.route("/internal/pump", methods=["GET", "POST"])
+def pump():
+    """Run pump_all within the budget and answer per-job counters as JSON."""
+    # Checked before anything else, so a caller without the token learns nothing.
+    if not secret_matches(_given_token(), current_app.config.get("PUMP_TOKEN") or ""):
+        return jsonify(ok=False, error="unauthorized"), 401, {"WWW-Authenticate": "Bearer"}
+    settings = load_settings()
+    try:
+        seconds = parse_seconds(request.values.get("seconds"), settings["cron_pump_seconds"])
+    except ValueError as exc:
+        return jsonify(ok=False, error=str(exc)), 400
+    context = log_context.set(request.path)  # the path only: a ?token= never reaches a log line
+    try:
+        started = time.monotonic()
+        results = pump_mod.pump_all(seconds, settings=settings)
+        purged = _purge_processed_updates(settings["processed_updates_keep_days"])
+    finally:
+        log_context.reset(context)
+    return jsonify(ok=True, jobs=[r.to_dict() for r in results], seconds=round(time.monotonic() - started, 3),
+                   purged_updates=purged)

@@ -1,0 +1,86 @@
+"""A non-admin trying every admin command, button and callback changes nothing."""
+import json
+
+import pytest
+
+from app.services.broadcast import jobs
+from app.services.settings import load_settings
+from app.texts import t
+from tests.bot.wizard import all_jobs, send, tap, texts_to
+from tests.conftest import ADMIN_ID
+from tests.factories import admin_state, create_admin_state, create_user, create_users
+
+pytestmark = pytest.mark.usefixtures("fast_telegram")
+INTRUDER = 8001
+
+
+@pytest.fixture
+def running_job(app, simulator):
+    """A running job of three recipients that nobody has pumped yet."""
+    create_users([8101, 8102, 8103])
+    source = simulator.add_message(ADMIN_ID, text="news")
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, settings=load_settings(), progress_chat_id=ADMIN_ID,
+                          content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source})
+    return job.id
+
+
+def snapshot():
+    return [(j.id, j.status, j.sent_count, j.total_count, j.pause_reason) for j in all_jobs()], load_settings()
+
+
+def test_every_admin_entry_is_refused(client, simulator, running_job):
+    create_user(INTRUDER)
+    before = snapshot()
+    commands = ["/broadcast", "/settings", "/cancel", "/broadcast@update_pack_sim_bot", "/SETTINGS",
+                t("menu_broadcast", "fa"), t("menu_broadcast", "en"), t("menu_settings", "fa"),
+                t("menu_settings", "en")]
+    for text in commands:
+        send(client, simulator, text, user_id=INTRUDER)
+    assert texts_to(simulator, INTRUDER) == [t("not_admin")] * len(commands)
+
+    callbacks = ["w.no_button", "w.aud:all", "w.aud:members", "w.confirm", "w.abort",
+                 f"w.continue:{running_job}", f"w.cancel_job:{running_job}", f"w.pause:{running_job}",
+                 f"w.resume:{running_job}", "s.edit:broadcast_batch_size", "s.edit:broadcast_paid_enabled",
+                 "garbage", "w.continue:-1"]
+    for data in callbacks:
+        tap(client, simulator, data, user_id=INTRUDER, message_id=1)
+    answers = simulator.callback_answers()
+    assert [(a["text"], a["show_alert"]) for a in answers] == [(t("not_admin"), True)] * len(callbacks)
+
+    assert snapshot() == before
+    assert admin_state(INTRUDER) is None
+    assert simulator.deliveries("copyMessage") == []
+    assert texts_to(simulator, ADMIN_ID) == []
+
+
+def test_english_non_admin_is_refused_in_english(client, simulator, app):
+    send(client, simulator, "/broadcast", user_id=INTRUDER, language_code="en")
+    assert texts_to(simulator, INTRUDER) == [t("not_admin", "en")]
+
+
+def test_a_former_admin_with_a_leftover_state_cannot_use_it(client, simulator, running_job):
+    """State rows do not grant rights: input from a non-admin never reaches the wizard."""
+    draft = {"content": {"type": "copy", "from_chat_id": INTRUDER, "message_id": 5}, "audience": "all"}
+    create_admin_state(INTRUDER, "wiz:preview", draft)
+    before = snapshot()
+    tap(client, simulator, "w.confirm", user_id=INTRUDER, message_id=1)
+    send(client, simulator, "some text", user_id=INTRUDER)
+    create_admin_state(INTRUDER + 1, "settings", {"key": "broadcast_batch_size"})
+    send(client, simulator, "7", user_id=INTRUDER + 1)
+    assert snapshot() == before
+    assert json.loads(admin_state(INTRUDER).draft) == draft
+    assert texts_to(simulator, INTRUDER) == [t("unknown_command")]
+    assert simulator.callback_answers()[0]["text"] == t("not_admin")
+
+
+def test_admin_removed_from_config_loses_rights(app, client, simulator):
+    app.config["ADMIN_IDS"] = frozenset()
+    send(client, simulator, "/broadcast")
+    assert texts_to(simulator, ADMIN_ID) == [t("not_admin")]
+    assert admin_state(ADMIN_ID) is None
+
+
+def test_user_row_admin_flag_grants_rights(client, simulator, app):
+    create_user(8002, is_admin=True)
+    send(client, simulator, "/broadcast", user_id=8002)
+    assert texts_to(simulator, 8002) == [t("wiz_send_message")]

@@ -1,0 +1,51 @@
+"""Helpers that drive the admin wizard through the webhook like Telegram would."""
+from __future__ import annotations
+
+from app.extensions import db
+from app.models import BroadcastJob
+from app.simulator.updates import callback_update, message_update
+from tests.conftest import ADMIN_ID
+from tests.factories import admin_state, post_update
+
+
+def send(client, sim, text=None, user_id=ADMIN_ID, **kwargs) -> dict:
+    """Deliver a private message from user_id; return the update."""
+    update = message_update(user_id, text, **kwargs)
+    response = post_update(client, update, sim=sim)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return update
+
+
+def tap(client, sim, data: str, user_id=ADMIN_ID, message_id: int | None = None, **kwargs) -> dict:
+    """Deliver a button press under the bot's last message to user_id; return the JSON answer."""
+    if message_id is None:
+        sent = sim.deliveries(chat_id=user_id)
+        message_id = sent[-1]["message_id"] if sent else 1
+    update = callback_update(user_id, data, user_id, message_id, **kwargs)
+    response = post_update(client, update, sim=sim)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def last_answer(sim) -> dict:
+    """Return the last answerCallbackQuery the bot made."""
+    return sim.callback_answers()[-1]
+
+
+def step_of(user_id=ADMIN_ID) -> str | None:
+    """Return the admin's wizard step, or None."""
+    state = admin_state(user_id)
+    return state.step if state else None
+
+
+def all_jobs() -> list[BroadcastJob]:
+    """Return every job, freshly read."""
+    db.session.expire_all()
+    jobs = list(db.session.execute(db.select(BroadcastJob).order_by(BroadcastJob.id)).scalars())
+    db.session.commit()
+    return jobs
+
+
+def texts_to(sim, chat_id=ADMIN_ID) -> list[str]:
+    """Return the texts of sendMessage deliveries to a chat."""
+    return [d["text"] for d in sim.deliveries("sendMessage", chat_id)]

@@ -1,0 +1,176 @@
+"""`flask broadcast create | list | status | cancel | pause | resume | purge` on the real database."""
+import json
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+
+from app.clock import utcnow
+from app.extensions import db
+from app.models import BroadcastJob, BroadcastJobItem
+from app.models.user import CHANNEL_MEMBER
+from tests.broadcast.helpers import create_text_job, create_users, reload
+
+STATUS_KEYS = {"id", "status", "total", "sent", "failed", "skipped", "unknown", "pending", "rate", "eta"}
+
+
+def count(model, *where) -> int:
+    """Count rows of model."""
+    n = db.session.execute(select(func.count()).select_from(model).where(*where)).scalar_one()
+    db.session.commit()
+    return n
+
+
+def create(runner, *args):
+    """Run `broadcast create` with args."""
+    return runner.invoke(args=["broadcast", "create", *args])
+
+
+def test_create_text_prints_the_id_alone_and_queues_the_audience(runner):
+    create_users(4)
+    create_users(2, start=7_000_000_000, blocked=True)
+    result = create(runner, "--audience", "all", "--text", "<b>سلام</b> 👋", "--button-text", "کانال",
+                    "--button-url", "https://t.me/update_pack", "--created-by", "1001")
+    assert result.exit_code == 0, result.output
+    job = reload(int(result.stdout))
+    assert result.stdout == f"{job.id}\n"
+    assert (job.status, job.total_count, job.content_type) == ("running", 4, "text")
+    assert (job.text, job.parse_mode, job.created_by) == ("<b>سلام</b> 👋", "HTML", 1001)
+    assert (job.button_text, job.button_url) == ("کانال", "https://t.me/update_pack")
+
+
+def test_create_copy_and_member_audiences(runner):
+    create_users(3, status=CHANNEL_MEMBER)
+    create_users(2, start=6_000_000_000)
+    result = create(runner, "--audience", "members", "--copy-from", "-1001234567890", "--message-id", "42")
+    assert result.exit_code == 0, result.output
+    job = reload(int(result.stdout))
+    assert (job.content_type, job.from_chat_id, job.source_message_id) == ("copy", -1001234567890, 42)
+    assert job.total_count == 3
+    second = create(runner, "--audience", "non_members", "--text", "join us")
+    assert reload(int(second.stdout)).total_count == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--audience", "vip", "--text", "x"], "'vip' is not one of"),
+    (["--text", "x"], "Missing option '--audience'"),
+    (["--audience", "all"], "exactly one of --text or --copy-from"),
+    (["--audience", "all", "--text", "x", "--copy-from", "1", "--message-id", "2"], "exactly one of"),
+    (["--audience", "all", "--text", "   "], "text is empty"),
+    (["--audience", "all", "--text", "x" * 4097], "4097 characters"),
+    (["--audience", "all", "--text", "<b>bold"], "unclosed tag <b>"),
+    (["--audience", "all", "--text", "<b><i>x</b></i>"], "</b> closes <i>"),
+    (["--audience", "all", "--text", "<p>x</p>"], "unsupported tag <p>"),
+    (["--audience", "all", "--copy-from", "-100"], "--copy-from needs --message-id"),
+    (["--audience", "all", "--copy-from", "abc", "--message-id", "1"], "'abc' is not a valid integer"),
+    (["--audience", "all", "--copy-from", "-100", "--message-id", "0"], "--message-id"),
+    (["--audience", "all", "--text", "x", "--message-id", "5"], "--message-id goes with --copy-from"),
+    (["--audience", "all", "--text", "x", "--button-text", "Go"], "both --button-text and --button-url"),
+    (["--audience", "all", "--text", "x", "--button-url", "https://t.me/x"], "both --button-text"),
+    (["--audience", "all", "--text", "x", "--button-text", "Go", "--button-url", "ftp://x.org"], "http(s) URL"),
+    (["--audience", "all", "--text", "x", "--button-text", "Go", "--button-url", "https://"], "with a host"),
+    (["--audience", "all", "--text", "x", "--created-by", "me"], "'me' is not a valid integer"),
+])
+def test_create_refuses_bad_input_with_a_usage_error(runner, args, message):
+    create_users(2)
+    result = create(runner, *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+    assert count(BroadcastJob) == 0
+
+
+def test_create_for_an_empty_audience_exits_2(runner):
+    create_users(2)  # nobody is a member
+    result = create(runner, "--audience", "members", "--text", "hello")
+    assert result.exit_code == 2 and "audience 'members' has no users" in result.stderr
+    assert count(BroadcastJob) == 0
+
+
+def test_list_table_json_and_limit(runner):
+    assert runner.invoke(args=["broadcast", "list"]).stdout == "no broadcast jobs\n"
+    create_users(3)
+    first, second = create_text_job(), create_text_job(text="second")
+    table = runner.invoke(args=["broadcast", "list"])
+    assert table.exit_code == 0
+    lines = table.stdout.splitlines()
+    assert lines[0].split()[:4] == ["ID", "STATUS", "AUDIENCE", "TOTAL"]
+    assert [line.split()[:2] for line in lines[2:]] == [[str(second.id), "queued"], [str(first.id), "running"]]
+    rows = json.loads(runner.invoke(args=["broadcast", "list", "--json"]).stdout)
+    assert [r["id"] for r in rows] == [second.id, first.id] and STATUS_KEYS <= set(rows[0])
+    assert len(json.loads(runner.invoke(args=["broadcast", "list", "--json", "--limit", "1"]).stdout)) == 1
+    for bad in ("0", "x"):
+        assert runner.invoke(args=["broadcast", "list", "--limit", bad]).exit_code == 2
+
+
+def test_status_prints_counters_as_json(runner):
+    create_users(3)
+    job = create_text_job()
+    result = runner.invoke(args=["broadcast", "status", str(job.id)])
+    assert result.exit_code == 0
+    status = json.loads(result.stdout)
+    assert STATUS_KEYS <= set(status)
+    expected = {"id": job.id, "status": "running", "total": 3, "pending": 3, "sent": 0}
+    assert expected.items() <= status.items()
+
+
+@pytest.mark.parametrize("command", ["status", "cancel", "pause", "resume"])
+def test_job_commands_check_the_id(runner, command):
+    missing = runner.invoke(args=["broadcast", command, "424242"])
+    assert missing.exit_code == 1 and "no broadcast job 424242" in missing.stderr
+    for bad in ("abc", "0", "1.5"):
+        result = runner.invoke(args=["broadcast", command, bad])
+        assert result.exit_code == 2 and "Traceback" not in result.output, (bad, result.output)
+
+
+def test_pause_resume_cancel_and_refused_transitions(runner):
+    create_users(3)
+    job = create_text_job()
+    run = lambda *a: runner.invoke(args=["broadcast", *a, str(job.id)])  # noqa: E731
+
+    assert run("pause").stdout == f"job {job.id} paused\n"
+    assert reload(job.id).status == "paused"
+    again = run("pause")
+    assert again.exit_code == 1 and f"job {job.id} is paused; it cannot be paused" in again.stderr
+    assert run("resume").stdout == f"job {job.id} resumed (running)\n"
+    refused = run("resume")
+    assert refused.exit_code == 1 and "is running; it cannot be resumed" in refused.stderr
+    assert run("cancel").stdout == f"job {job.id} cancelled\n"
+    assert reload(job.id).status == "cancelled"
+    for verb in ("cancel", "pause", "resume"):
+        result = run(verb)
+        assert result.exit_code == 1 and "is cancelled" in result.stderr
+
+
+def test_resume_queues_behind_the_running_job(runner):
+    create_users(2)
+    first, second = create_text_job(), create_text_job()
+    assert runner.invoke(args=["broadcast", "pause", str(second.id)]).exit_code == 0
+    result = runner.invoke(args=["broadcast", "resume", str(second.id)])
+    assert result.stdout == f"job {second.id} resumed (queued)\n"
+    assert reload(first.id).status == "running"
+
+
+def test_purge_removes_old_items_and_keeps_jobs_and_counters(runner, simulator):
+    create_users(3)
+    old, recent, running = create_text_job(), create_text_job(), create_text_job()
+    for job in (old, recent):
+        db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job.id).values(
+            status="completed", active_slot=None, sent_count=3, finished_at=utcnow() - timedelta(days=10)))
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == recent.id).values(finished_at=utcnow()))
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == running.id)
+                       .values(status="running", active_slot=1))
+    db.session.commit()
+
+    result = runner.invoke(args=["broadcast", "purge", "--older-than", "7"])
+    assert result.exit_code == 0 and result.stdout.startswith("removed 3 items")
+    assert count(BroadcastJobItem, BroadcastJobItem.job_id == old.id) == 0
+    assert count(BroadcastJobItem, BroadcastJobItem.job_id.in_([recent.id, running.id])) == 6
+    kept = reload(old.id)
+    assert (kept.status, kept.total_count, kept.sent_count) == ("completed", 3, 3)
+    assert runner.invoke(args=["broadcast", "purge", "--older-than", "7"]).stdout.startswith("removed 0 items")
+
+
+@pytest.mark.parametrize("args", [[], ["--older-than", "-1"], ["--older-than", "week"]])
+def test_purge_needs_a_non_negative_day_count(runner, args):
+    result = runner.invoke(args=["broadcast", "purge", *args])
+    assert result.exit_code == 2 and "Traceback" not in result.output

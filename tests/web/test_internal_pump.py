@@ -1,0 +1,146 @@
+"""GET|POST /internal/pump: auth, budget, JSON shape, concurrency, housekeeping."""
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import insert, select
+
+from app.clock import utcnow
+from app.extensions import db
+from app.models import ProcessedUpdate
+from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, reload
+from tests.conftest import PUMP_TOKEN
+
+URL = "/internal/pump"
+AUTH = {"Authorization": f"Bearer {PUMP_TOKEN}"}
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"headers": {"Authorization": "Bearer wrong-token"}},
+    {"headers": {"Authorization": f"Basic {PUMP_TOKEN}"}},
+    {"headers": {"Authorization": "Bearer "}},
+    {"query_string": {"token": "wrong"}},
+    {"query_string": {"token": ""}},
+    {"query_string": {"token": PUMP_TOKEN + "x"}},
+])
+def test_missing_or_wrong_token_is_401_json(client, kwargs):
+    for method in (client.get, client.post):
+        response = method(URL, **kwargs)
+        assert response.status_code == 401
+        assert response.get_json() == {"ok": False, "error": "unauthorized"}
+        assert response.headers["WWW-Authenticate"] == "Bearer"
+
+
+def test_wrong_form_token_is_401(client):
+    assert client.post(URL, data={"token": "wrong"}).status_code == 401
+
+
+def test_bad_seconds_are_checked_after_auth(client):
+    assert client.get(URL, query_string={"seconds": "abc"}).status_code == 401
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "abc", "1.5", "51", "", " 2", "²", "99999999999"])
+def test_bad_seconds_are_400_with_a_clear_message(client, seconds):
+    response = client.get(URL, query_string={"seconds": seconds}, headers=AUTH)
+    assert response.status_code == 400
+    assert response.get_json() == {"ok": False,
+                                   "error": "seconds must be a whole number from 1 to 50 (cron_pump_seconds)"}
+
+
+def test_seconds_upper_bound_follows_the_setting(client, runner):
+    runner.invoke(args=["settings", "set", "cron_pump_seconds", "5"])
+    assert client.get(URL, query_string={"seconds": "6"}, headers=AUTH).status_code == 400
+    assert client.get(URL, query_string={"seconds": "5"}, headers=AUTH).status_code == 200
+
+
+@pytest.mark.parametrize("how", ["header_get", "header_post", "query_get", "query_post", "form_post"])
+def test_each_token_form_pumps_and_answers_the_json_shape(client, simulator, how):
+    create_users(3)
+    job = create_text_job()
+    call = {
+        "header_get": lambda: client.get(URL, headers=AUTH),
+        "header_post": lambda: client.post(URL, headers=AUTH),
+        "query_get": lambda: client.get(URL, query_string={"token": PUMP_TOKEN}),
+        "query_post": lambda: client.post(URL, query_string={"token": PUMP_TOKEN}),
+        "form_post": lambda: client.post(URL, data={"token": PUMP_TOKEN, "seconds": "5"}),
+    }[how]
+    response = call()
+    assert response.status_code == 200, response.get_data(as_text=True)
+    body = response.get_json()
+    assert set(body) == {"ok", "jobs", "seconds", "purged_updates"} and body["ok"] is True
+    assert isinstance(body["seconds"], float) and body["seconds"] < 10
+    (result,) = body["jobs"]
+    assert {"job_id", "acquired", "stop", "processed", "seconds", "job"} <= set(result)
+    assert (result["job_id"], result["stop"], result["processed"]) == (job.id, "done", 3)
+    assert {"status": "completed", "sent": 3, "pending": 0}.items() <= result["job"].items()
+    assert_consistent(job.id, simulator)
+
+
+def test_no_jobs_answers_an_empty_list(client):
+    body = client.get(URL, headers=AUTH).get_json()
+    assert body["ok"] is True and body["jobs"] == []
+
+
+def test_budget_is_respected_with_a_large_job(client, simulator):
+    simulator.configure(latency_ms=20)
+    create_users(2000)
+    job = create_text_job()
+    started = time.monotonic()
+    response = client.get(URL, query_string={"seconds": "2"}, headers=AUTH)
+    elapsed = time.monotonic() - started
+    assert response.status_code == 200
+    assert elapsed < 2 + 1.5, elapsed
+    (result,) = response.get_json()["jobs"]
+    # The pacer's "no slot before the deadline" and a spent budget both end a pump on time.
+    assert result["stop"] in ("budget", "rate_limited") and result["job"]["status"] == "running"
+    assert 0 < result["job"]["sent"] < 2000 and result["job"]["pending"] == 2000 - result["processed"]
+    assert_consistent(job.id, simulator)
+
+
+def test_concurrent_calls_share_one_job_without_duplicates(app, simulator):
+    simulator.configure(latency_ms=30)
+    create_users(100)
+    job = create_text_job()
+    db.session.remove()
+    barrier = threading.Barrier(2)
+    answers, errors = [], []
+
+    def call():
+        try:
+            barrier.wait(timeout=10)
+            # Each test client request pushes its own app context: separate sessions and connections.
+            response = app.test_client().get(URL, query_string={"seconds": "3"}, headers=AUTH)
+            answers.append(response.get_json())
+        except Exception as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not errors and len(answers) == 2
+    stops = sorted(a["jobs"][0]["stop"] for a in answers)
+    assert "lease_miss" in stops, stops  # the second caller found the lease taken and did nothing
+    while reload(job.id).status == "running":
+        assert app.test_client().get(URL, query_string={"seconds": "5"}, headers=AUTH).status_code == 200
+    chats = [d["chat_id"] for d in simulator.deliveries("sendMessage") if d["chat_id"] >= BASE_ID]
+    assert sorted(chats) == list(range(BASE_ID, BASE_ID + 100))
+    assert assert_consistent(job.id, simulator) == {"sent": 100}
+
+
+def test_old_processed_updates_are_purged_once_per_call(client, runner):
+    runner.invoke(args=["settings", "set", "processed_updates_keep_days", "3"])
+    now = utcnow()
+    db.session.execute(insert(ProcessedUpdate), [
+        {"update_id": 1, "processed_at": now - timedelta(days=10)},
+        {"update_id": 2, "processed_at": now - timedelta(days=4)},
+        {"update_id": 3, "processed_at": now - timedelta(hours=1)},
+    ])
+    db.session.commit()
+    assert client.get(URL, headers=AUTH).get_json()["purged_updates"] == 2
+    assert client.get(URL, headers=AUTH).get_json()["purged_updates"] == 0
+    assert list(db.session.execute(select(ProcessedUpdate.update_id)).scalars()) == [3]
+    db.session.commit()
