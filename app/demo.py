@@ -9,6 +9,7 @@ the simulator's own delivery record.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import random
 import sys
@@ -53,10 +54,11 @@ def start_app(sim: SimulatorServer, db_path: str):
     app = create_app({
         "SQLALCHEMY_DATABASE_URI": "sqlite:///" + db_path, "TELEGRAM_BOT_TOKEN": TOKEN,
         "TELEGRAM_API_BASE_URL": sim.base_url, "WEBHOOK_SECRET": SECRET, "PUMP_TOKEN": PUMP_TOKEN,
-        "ADMIN_IDS": frozenset({ADMIN}), "MAIN_CHANNEL_ID": CHANNEL, "LOG_LEVEL": "WARNING",
+        "ADMIN_IDS": frozenset({ADMIN}), "MAIN_CHANNEL_ID": CHANNEL, "LOG_LEVEL": os.environ.get("LOG_LEVEL", "WARNING"),
     })
     with app.app_context():
         upgrade()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access line per request
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return app, server, f"http://127.0.0.1:{server.server_port}"

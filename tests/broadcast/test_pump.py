@@ -241,3 +241,19 @@ def test_progress_message_is_edited_throttled_and_replaced_by_a_summary(app, sim
     summary = [d for d in simulator.deliveries(method="sendMessage", chat_id=1001) if "🏁" in (d["text"] or "")]
     assert len(summary) == 1 and "50" in summary[0]["text"]
     assert simulator.stats()["calls"].get("deleteMessage", 0) == 1, "the old progress message is deleted"
+
+
+def test_budget_end_is_not_mistaken_for_a_rate_limit(app, simulator):
+    from app.services.broadcast.runner import run_interactive
+    from app.services.telegram_factory import get_client, new_outbox
+
+    create_users(200)
+    settings = engine_settings(webhook_pump_calls=3, webhook_pump_seconds=1)
+    job = create_text_job(settings=settings)
+    client = get_client(settings)
+    status = run_interactive(job.id, settings=settings, client=client, outbox=new_outbox(client), chat_id=1001)
+    # Three 1 s pumps at 25/s: the pacer running out of budget must not set
+    # not_before or stop the later pumps (only a real 429 does that).
+    assert reload(job.id).not_before is None
+    assert 55 <= status["sent"] <= 90, status
+    assert simulator.stats()["429_total"] == 0

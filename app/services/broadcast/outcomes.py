@@ -21,6 +21,7 @@ UNKNOWN = "unknown"          # sent, no verdict: may have been delivered, never 
 RATE_LIMITED = "rate_limited"  # not sent: back to pending, later pumps wait out not_before
 NOT_SENT = "not_sent"        # never left (network down): back to pending
 BOT_ERROR = "bot_error"      # the token is refused: back to pending, the job pauses
+OUT_OF_BUDGET = "out_of_budget"  # our own pacer had no slot before the deadline: back to pending
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Outcome:
     @property
     def returns_to_pending(self) -> bool:
         """True when the message certainly did not go out."""
-        return self.kind in (RATE_LIMITED, NOT_SENT, BOT_ERROR)
+        return self.kind in (RATE_LIMITED, NOT_SENT, BOT_ERROR, OUT_OF_BUDGET)
 
 
 OK = Outcome(SENT)
@@ -50,6 +51,9 @@ def classify(exc: BaseException | None) -> Outcome:
     """Map a send's exception (or None for success) to an Outcome."""
     if exc is None:
         return OK
+    if isinstance(exc, RetryAfter) and exc.error_code is None:
+        # Raised by our pacer before sending: the budget ended, Telegram said nothing.
+        return Outcome(OUT_OF_BUDGET, exc.description)
     if isinstance(exc, RetryAfter):
         return Outcome(RATE_LIMITED, exc.description, retry_after=float(exc.retry_after))
     if isinstance(exc, Unauthorized):

@@ -144,6 +144,8 @@ class Recorder:
             return max(retry_after, outcome.retry_after)
         elif outcome.kind == oc.NOT_SENT:
             self.p.stop = self.p.stop or "network"
+        elif outcome.kind == oc.OUT_OF_BUDGET:
+            self.p.stop = self.p.stop or "budget"
         elif outcome.kind == oc.BOT_ERROR and not self.paused_reason:
             self.p.stop = "unauthorized"
             self.paused_reason = t("reason_unauthorized", self.lang)
