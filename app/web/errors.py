@@ -1,15 +1,22 @@
 """JSON error answers that never show internals or secrets."""
 import logging
 
-from flask import Flask, jsonify
+from flask import Flask, jsonify, request
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
+
+from app.logging_setup import log_context
 
 log = logging.getLogger(__name__)
 
 
 def register(app: Flask) -> None:
-    """Install handlers for HTTP errors, database outages and bugs."""
+    """Install handlers for HTTP errors, database outages and bugs, and the log context."""
+
+    @app.before_request
+    def set_log_context():
+        # The webhook narrows this to the update id once it has parsed one.
+        log_context.set(f"{request.method} {request.path}")
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -1,0 +1,82 @@
+"""create_app: configuration from the environment and the secrets check."""
+import pytest
+
+from app import create_app
+from app.config import ConfigError, engine_options, load_config, parse_admin_ids
+
+SECRETS = {"TELEGRAM_BOT_TOKEN": "1:x", "WEBHOOK_SECRET": "w" * 8, "PUMP_TOKEN": "p" * 8}
+
+
+@pytest.fixture
+def clean_env(monkeypatch, tmp_path):
+    """Remove the app's variables and point the database at a temp file."""
+    for name in ("TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET", "PUMP_TOKEN", "ADMIN_IDS", "MAIN_CHANNEL_ID", "FLASK_DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/x.sqlite3")
+    return monkeypatch
+
+
+@pytest.mark.parametrize("missing", sorted(SECRETS))
+def test_production_refuses_to_start_without_a_secret_and_names_it(clean_env, missing):
+    for name, value in SECRETS.items():
+        if name != missing:
+            clean_env.setenv(name, value)
+    with pytest.raises(ConfigError) as err:
+        create_app()
+    assert str(err.value) == f"missing required environment variables: {missing}"
+
+
+def test_all_missing_secrets_are_named_in_one_line(clean_env):
+    with pytest.raises(ConfigError, match="TELEGRAM_BOT_TOKEN, WEBHOOK_SECRET, PUMP_TOKEN"):
+        create_app()
+
+
+def test_testing_starts_without_secrets_and_touches_nothing_at_import(clean_env):
+    app = create_app({"TESTING": True})
+    assert app.config["TELEGRAM_API_BASE_URL"] == "https://api.telegram.org"
+
+
+def test_environment_is_read(clean_env):
+    for name, value in SECRETS.items():
+        clean_env.setenv(name, value)
+    clean_env.setenv("ADMIN_IDS", " 12, 5000000000 ,")
+    clean_env.setenv("MAIN_CHANNEL_ID", "-1001234567890")
+    clean_env.setenv("TELEGRAM_API_BASE_URL", "http://127.0.0.1:9/")
+    app = create_app()
+    assert app.config["ADMIN_IDS"] == {12, 5_000_000_000}
+    assert app.config["MAIN_CHANNEL_ID"] == -1001234567890
+    assert app.config["TELEGRAM_API_BASE_URL"] == "http://127.0.0.1:9"
+
+
+@pytest.mark.parametrize("raw,error", [("12,abc", "ADMIN_IDS"), ("1.5", "ADMIN_IDS")])
+def test_bad_admin_ids_are_a_clear_error(raw, error):
+    with pytest.raises(ConfigError, match=error):
+        parse_admin_ids(raw)
+
+
+def test_bad_channel_id_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="MAIN_CHANNEL_ID"):
+        load_config(str(tmp_path), {"MAIN_CHANNEL_ID": "@channel"})
+
+
+def test_default_database_is_sqlite_in_the_instance_folder(tmp_path):
+    assert load_config(str(tmp_path), {})["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path}/update_pack.sqlite3"
+
+
+def test_mysql_engine_options_suit_shared_hosting():
+    opts = engine_options("mysql+pymysql://u:p@localhost/db?charset=utf8mb4")
+    assert opts["pool_pre_ping"] is True
+    assert opts["pool_recycle"] < 300, "below shared hosts' short wait_timeout"
+    assert opts["connect_args"]["charset"] == "utf8mb4"
+    assert load_config("/x", {"DATABASE_URL": "mysql://u@h/d"})["SQLALCHEMY_DATABASE_URI"].startswith("mysql+pymysql://")
+
+
+def test_passenger_entry_point_exposes_application(clean_env):
+    for name, value in SECRETS.items():
+        clean_env.setenv(name, value)
+    import importlib
+
+    import passenger_wsgi
+
+    importlib.reload(passenger_wsgi)
+    assert callable(passenger_wsgi.application)

@@ -1,0 +1,53 @@
+"""Settings: typed defaults, ranges, the lease rule, and storage."""
+import pytest
+
+from app.services.settings import get_setting, load_settings, set_setting
+from app.settings_schema import DEFS, LEASE_TTL_SECONDS, SettingError, check_constraints, defaults, parse_value
+
+
+def test_defaults_are_the_documented_ones():
+    d = defaults()
+    assert (d["broadcast_batch_size"], d["broadcast_progress_every"], d["telegram_max_retries"]) == (25, 5, 2)
+    assert (d["broadcast_rate_per_second"], d["broadcast_concurrency"]) == (25, 4)
+    assert (d["broadcast_max_consecutive_errors"], d["cron_pump_seconds"]) == (10, 50)
+    assert (d["webhook_pump_calls"], d["webhook_pump_seconds"]) == (3, 3)
+    check_constraints(d)
+
+
+@pytest.mark.parametrize("key,raw,expected", [
+    ("broadcast_batch_size", " 100 ", 100), ("broadcast_rate_per_second", "12.5", 12.5),
+    ("broadcast_paid_enabled", "ON", True), ("broadcast_paid_enabled", "0", False),
+])
+def test_values_are_parsed(key, raw, expected):
+    assert parse_value(key, raw) == expected
+
+
+@pytest.mark.parametrize("key,raw,message", [
+    ("broadcast_batch_size", "0", "outside the allowed range 1..500"),
+    ("broadcast_batch_size", "2.5", "expected an integer"),
+    ("broadcast_rate_per_second", "31", "outside"),
+    ("broadcast_rate_per_second", "nan", "finite"),
+    ("broadcast_paid_enabled", "maybe", "on/off"),
+    ("no_such_key", "1", "unknown setting"),
+])
+def test_bad_values_are_refused_with_a_clear_message(key, raw, message):
+    with pytest.raises(SettingError, match=message):
+        parse_value(key, raw)
+
+
+def test_budget_plus_the_longest_call_must_stay_below_the_lease():
+    values = defaults()
+    values["telegram_read_timeout"] = 10
+    with pytest.raises(SettingError, match=f"lease TTL of {LEASE_TTL_SECONDS}"):
+        check_constraints(values)
+
+
+def test_settings_are_stored_validated_and_nothing_is_stored_on_error(app):
+    assert set_setting("broadcast_batch_size", "40") == 40
+    assert get_setting("broadcast_batch_size") == 40
+    with pytest.raises(SettingError):
+        set_setting("broadcast_batch_size", "501")
+    with pytest.raises(SettingError):
+        set_setting("telegram_read_timeout", "9")  # 50 + 1.5 + 9 >= 55
+    assert load_settings()["telegram_read_timeout"] == DEFS["telegram_read_timeout"].default
+    assert get_setting("broadcast_batch_size") == 40
