@@ -152,18 +152,24 @@ def test_errors_broken_by_successes_do_not_trip_the_breaker(app, simulator):
     assert len(broadcast_chats(simulator)) == len(ids) if result.stop == "done" else True
 
 
-def test_cancel_mid_run_stops_claiming_and_keeps_counts_honest(app, simulator, database_url):
-    create_users(60)
-    slow = engine_settings(broadcast_rate_per_second=10)
-    job = create_text_job(settings=slow)
+def pump_in_thread(app, job_id: int, settings: dict) -> tuple[threading.Thread, dict]:
+    """Start pump(job_id, 30) in a thread with its own app context; the result lands in the dict."""
     result = {}
 
     def run():
         with app.app_context():
-            result["r"] = pump(job.id, 30, settings=slow)
+            result["r"] = pump(job_id, 30, settings=settings)
 
     worker = threading.Thread(target=run)
     worker.start()
+    return worker, result
+
+
+def test_cancel_mid_run_stops_claiming_and_keeps_counts_honest(app, simulator, database_url):
+    create_users(60)
+    slow = engine_settings(broadcast_rate_per_second=10)
+    job = create_text_job(settings=slow)
+    worker, result = pump_in_thread(app, job.id, slow)
     time.sleep(1.0)
     assert jobs.cancel_job(job.id)
     worker.join(20)
@@ -177,14 +183,7 @@ def test_pause_and_resume_mid_run(app, simulator):
     create_users(40)
     slow = engine_settings(broadcast_rate_per_second=10)
     job = create_text_job(settings=slow)
-    result = {}
-
-    def run():
-        with app.app_context():
-            result["r"] = pump(job.id, 30, settings=slow)
-
-    worker = threading.Thread(target=run)
-    worker.start()
+    worker, result = pump_in_thread(app, job.id, slow)
     time.sleep(0.8)
     assert jobs.pause_job(job.id)
     worker.join(20)

@@ -74,26 +74,32 @@ def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMark
     return InlineKeyboardMarkup(rows)
 
 
+def _snapshot(job_id: int) -> tuple[dict, int | None, int | None] | None:
+    """Return (status, progress chat, progress message) read before commit.
+
+    Reading an expired attribute after commit would open a new transaction
+    across the Telegram call that follows, so everything is copied first.
+    """
+    job = db.session.get(BroadcastJob, job_id)
+    snap = (job_status(job), job.progress_chat_id, job.progress_message_id) if job else None
+    db.session.commit()
+    return snap
+
+
 def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None = None) -> None:
     """Queue an edit of the job's progress message (coalesced by the outbox)."""
-    job = db.session.get(BroadcastJob, job_id)
-    if job is None or not job.progress_message_id:
-        db.session.commit()
+    snap = _snapshot(job_id)
+    if snap is None or not snap[2]:
         return
-    # Copy what the edit needs before commit: reading an expired attribute
-    # afterwards would open a new transaction across the Telegram call.
-    status, chat_id, message_id = job_status(job), job.progress_chat_id, job.progress_message_id
-    db.session.commit()
+    status, chat_id, message_id = snap
     text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "")
     outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status["status"], lang))
 
 
 def send_summary(job_id: int, *, outbox, lang: str = "fa") -> None:
     """Replace the progress message with the final summary (send new, then delete old)."""
-    job = db.session.get(BroadcastJob, job_id)
-    if job is None or not job.progress_chat_id:
-        db.session.commit()
+    snap = _snapshot(job_id)
+    if snap is None or not snap[1]:
         return
-    status, chat_id, message_id = job_status(job), job.progress_chat_id, job.progress_message_id
-    db.session.commit()
+    status, chat_id, message_id = snap
     outbox.send(chat_id, summary_text(status, lang), replace_message_id=message_id)
