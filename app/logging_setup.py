@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import sys
+import traceback
 
 _secrets: set[str] = set()
 log_context: contextvars.ContextVar[str] = contextvars.ContextVar("log_context", default="-")
@@ -33,6 +34,18 @@ class ContextFilter(logging.Filter):
         return True
 
 
+class RedactingFilter(logging.Filter):
+    """Redact a record in place, so handlers we did not install print no secret either."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = redact(record.getMessage())
+        record.args = ()
+        if record.exc_info and not record.exc_text:
+            # Formatters reuse exc_text when it is set: redact the traceback once, here.
+            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        return True
+
+
 class RedactingFormatter(logging.Formatter):
     """Format, then redact, so messages, arguments and tracebacks are all covered."""
 
@@ -41,8 +54,21 @@ class RedactingFormatter(logging.Formatter):
 
 
 def configure_logging(level: str = "INFO") -> None:
-    """Install one redacting stderr handler on the root logger (idempotent)."""
+    """Install one redacting stderr handler on the root logger (idempotent).
+
+    Hosts may have configured logging first: Passenger's WSGI loader calls
+    logging.basicConfig(), whose plain stderr handler would print every line
+    a second time, unredacted. Such console handlers are replaced by ours;
+    any other handler (a file, a test's capture) gets the redacting filter.
+    """
     root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_update_pack", False):
+            continue
+        if type(handler) is logging.StreamHandler and handler.stream in (sys.stderr, sys.stdout):
+            root.removeHandler(handler)
+        elif not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
     for handler in root.handlers:
         if getattr(handler, "_update_pack", False):
             handler.setLevel(level)

@@ -1,6 +1,7 @@
 """Logs carry context and never a secret: messages, arguments and tracebacks."""
 import io
 import logging
+import sys
 
 from app.logging_setup import ContextFilter, RedactingFormatter, log_context, redact, register_secrets
 from tests.conftest import PUMP_TOKEN, TOKEN, WEBHOOK_SECRET
@@ -76,3 +77,29 @@ def test_each_request_logs_its_method_and_path(client):
     finally:
         logging.getLogger("app.web.health").removeHandler(handler)
     assert seen[-1] == "GET /healthz"
+
+
+def test_a_hosts_console_handler_is_replaced_and_other_handlers_redact(app):
+    """Passenger calls logging.basicConfig() before importing the app."""
+    from app.logging_setup import configure_logging
+
+    root = logging.getLogger()
+    console = logging.StreamHandler(sys.stderr)
+    buffer = io.StringIO()
+    foreign = logging.StreamHandler(buffer)
+    root.addHandler(console)
+    root.addHandler(foreign)
+    try:
+        configure_logging("INFO")
+        assert console not in root.handlers, "no second, unredacted copy on stderr"
+        logging.getLogger("tests.host").warning("token %s", TOKEN)
+        try:
+            raise ValueError(PUMP_TOKEN)
+        except ValueError:
+            logging.getLogger("tests.host").exception("boom")
+    finally:
+        root.removeHandler(foreign)
+        root.removeHandler(console)
+    text = buffer.getvalue()
+    assert TOKEN not in text and PUMP_TOKEN not in text
+    assert "[REDACTED]" in text and "ValueError" in text

@@ -64,8 +64,14 @@ class TelegramClient(BotMethods):
 
     def call(self, method: str, params: dict[str, Any] | None = None, *,
              deadline: float | None = None, retry_unknown: bool | None = None,
-             broadcast: bool = False, chat_id_for_pacing: Any = None) -> Any:
-        """Call ``method`` and return its ``result``, retrying only when it is safe."""
+             broadcast: bool = False, chat_id_for_pacing: Any = None,
+             slot_taken: bool = False) -> Any:
+        """Call ``method`` and return its ``result``, retrying only when it is safe.
+
+        ``slot_taken``: the caller already took this call's broadcast rate slot
+        (the engine does, so an item is marked in flight only when it may go
+        out); retries after a 429 still take a fresh slot.
+        """
         payload = _payload(params)
         if retry_unknown is None:
             retry_unknown = is_idempotent(method)
@@ -73,7 +79,7 @@ class TelegramClient(BotMethods):
         paced_chat = chat if is_paced_method(method) else None
         attempt = 0
         while True:
-            self._pace(method, paced_chat, deadline, broadcast)
+            self._pace(method, paced_chat, deadline, broadcast and not (slot_taken and attempt == 0))
             started = self.clock()
             try:
                 result = self._transport.post(method, payload)

@@ -256,3 +256,25 @@ def test_budget_end_is_not_mistaken_for_a_rate_limit(app, simulator):
     assert reload(job.id).not_before is None
     assert 55 <= status["sent"] <= 90, status
     assert simulator.stats()["429_total"] == 0
+
+
+def test_items_are_in_flight_only_once_their_rate_slot_is_due(app, simulator):
+    """A crash must leave 'unknown' only requests that had started, not items queued for a slot."""
+    create_users(12)
+    slow = engine_settings(broadcast_rate_per_second=4, broadcast_concurrency=4)
+    job = create_text_job(settings=slow)
+    worker, result = pump_in_thread(app, job.id, slow)
+    observed = []
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        observed.append(tallies(job.id).get("sending", 0))
+        db.session.commit()
+        time.sleep(0.02)
+    jobs.cancel_job(job.id)
+    worker.join(20)
+    # At 4/s with zero latency a request finishes long before the next slot,
+    # so 'sending' holds the one request under way (two at a hand-over under
+    # load), never the whole window of four waiting for their slots.
+    assert max(observed) <= 2, observed
+    assert sum(observed) / len(observed) < 1, observed
+    assert_consistent(job.id, simulator)

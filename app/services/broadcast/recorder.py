@@ -140,7 +140,8 @@ class Recorder:
             if outcome.kind == oc.FAILED:
                 self.streak_failed.append(item_id)
         elif outcome.kind == oc.RATE_LIMITED:
-            self.p.stop = self.p.stop or "rate_limited"
+            # Telegram's 429 explains a "budget" stop seen first by our own pacer.
+            self.p.stop = "rate_limited" if self.p.stop in (None, "budget") else self.p.stop
             return max(retry_after, outcome.retry_after)
         elif outcome.kind == oc.NOT_SENT:
             self.p.stop = self.p.stop or "network"
@@ -223,6 +224,11 @@ class Recorder:
         if chat_id:
             self.p.outbox.send(chat_id, t("paused_alert", self.lang, id=self.job_id, reason=self.paused_reason),
                                reply_markup=progress_keyboard(self.job_id, "paused", self.lang))
+
+    @property
+    def may_have_more(self) -> bool:
+        """True unless every pending item seen so far has been dispatched and none are left."""
+        return bool(self.queue) or not self.exhausted
 
     @property
     def drained(self) -> bool:
