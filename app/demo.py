@@ -54,7 +54,8 @@ def start_app(sim: SimulatorServer, db_path: str):
     app = create_app({
         "SQLALCHEMY_DATABASE_URI": "sqlite:///" + db_path, "TELEGRAM_BOT_TOKEN": TOKEN,
         "TELEGRAM_API_BASE_URL": sim.base_url, "WEBHOOK_SECRET": SECRET, "PUMP_TOKEN": PUMP_TOKEN,
-        "ADMIN_IDS": frozenset({ADMIN}), "MAIN_CHANNEL_ID": CHANNEL, "LOG_LEVEL": os.environ.get("LOG_LEVEL", "WARNING"),
+        "ADMIN_IDS": frozenset({ADMIN}), "MAIN_CHANNEL_ID": CHANNEL,
+        "LOG_LEVEL": os.environ.get("LOG_LEVEL", "WARNING"),
     })
     with app.app_context():
         upgrade()

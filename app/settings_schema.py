@@ -49,6 +49,7 @@ DEFS: dict[str, SettingDef] = {
 }
 
 _TRUE = {"1", "true", "yes", "on"}
+MAX_VALUE_LENGTH = 32
 _FALSE = {"0", "false", "no", "off"}
 
 
@@ -60,25 +61,33 @@ def get_def(key: str) -> SettingDef:
         raise SettingError(f"unknown setting {key!r}; known: {', '.join(sorted(DEFS))}") from None
 
 
+def _show(text: str, limit: int = 40) -> str:
+    """Quote user input for an error message, cut short: errors are shown back in Telegram."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
 def parse_value(key: str, raw: str | int | float | bool) -> int | float | bool:
     """Parse and range-check a raw value for key."""
     d = get_def(key)
     text = str(raw).strip()
+    if len(text) > MAX_VALUE_LENGTH:
+        raise SettingError(f"{key}: the value is {len(text)} characters long; no valid value exceeds "
+                           f"{MAX_VALUE_LENGTH}")
     if d.type is bool:
         if text.lower() in _TRUE:
             return True
         if text.lower() in _FALSE:
             return False
-        raise SettingError(f"{key}: expected one of on/off, true/false, 1/0, got {text!r}")
+        raise SettingError(f"{key}: expected one of on/off, true/false, 1/0, got {_show(text)}")
     try:
         value = d.type(text) if d.type is float else int(text)
     except ValueError:
         kind = "an integer" if d.type is int else "a number"
-        raise SettingError(f"{key}: expected {kind}, got {text!r}") from None
+        raise SettingError(f"{key}: expected {kind}, got {_show(text)}") from None
     if value != value or value in (float("inf"), float("-inf")):
-        raise SettingError(f"{key}: expected a finite number, got {text!r}")
+        raise SettingError(f"{key}: expected a finite number, got {_show(text)}")
     if (d.min is not None and value < d.min) or (d.max is not None and value > d.max):
-        raise SettingError(f"{key}: {value} is outside the allowed range {format_range(d)}")
+        raise SettingError(f"{key}: {_show(str(value))[1:-1]} is outside the allowed range {format_range(d)}")
     return value
 
 

@@ -51,3 +51,16 @@ def test_settings_are_stored_validated_and_nothing_is_stored_on_error(app):
         set_setting("telegram_read_timeout", "9")  # 50 + 1.5 + 9 >= 55
     assert load_settings()["telegram_read_timeout"] == DEFS["telegram_read_timeout"].default
     assert get_setting("broadcast_batch_size") == 40
+
+
+@pytest.mark.parametrize("raw", ["9" * 5000, "x" * 300])
+def test_over_long_input_is_refused_with_a_short_message(raw):
+    with pytest.raises(SettingError, match="characters long") as err:
+        parse_value("broadcast_batch_size", raw)
+    assert len(str(err.value)) < 120, "the message is shown back to the admin in Telegram"
+
+
+def test_error_messages_quote_input_cut_short():
+    with pytest.raises(SettingError) as err:
+        parse_value("broadcast_batch_size", "y" * 30)
+    assert "'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'" in str(err.value)

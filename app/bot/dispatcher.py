@@ -49,7 +49,12 @@ def process_update(data: dict) -> str:
     update = parse_update(data)
     if update is None:
         return IGNORED
-    handler = router.select(update, current_app.config.get("MAIN_CHANNEL_ID"))
+    try:
+        handler = router.select(update, current_app.config.get("MAIN_CHANNEL_ID"))
+    except (AttributeError, TypeError, ValueError):
+        # A shape Telegram never sends: nothing to do, and no 500 to make it redeliver.
+        log.warning("update %s ignored: malformed", update.update_id, exc_info=True)
+        return IGNORED
     if handler is None:
         log.debug("update %s ignored: nothing handles it", update.update_id)
         return IGNORED

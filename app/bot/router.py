@@ -49,21 +49,40 @@ STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {
 
 
 def select(update: Update, main_channel_id: int | None) -> Handler | None:
-    """Pick the handler for an update without touching the database; None means ignore it."""
+    """Pick the handler for an update without touching the database; None means ignore it.
+
+    Telegram never omits a chat or sender, but a forged or truncated body may:
+    such updates are ignored here rather than failing inside a handler.
+    """
     if update.message is not None:
         msg = update.message
-        private = msg.chat.type == ChatType.PRIVATE and msg.from_user and not msg.from_user.is_bot
-        return on_message if private else None
+        if msg.chat is None or msg.from_user is None:
+            return None
+        return on_message if msg.chat.type == ChatType.PRIVATE and not msg.from_user.is_bot else None
     if update.callback_query is not None:
         query = update.callback_query
+        if query.from_user is None or (query.message is not None and query.message.chat is None):
+            return None
         in_private = query.message is None or query.message.chat.type == ChatType.PRIVATE
         return on_callback if in_private and not query.from_user.is_bot else None
     if update.my_chat_member is not None:
-        return membership.on_my_chat_member if update.my_chat_member.chat.type == ChatType.PRIVATE else None
+        change = update.my_chat_member
+        if not _complete(change):
+            return None
+        return membership.on_my_chat_member if change.chat.type == ChatType.PRIVATE else None
     if update.chat_member is not None:
-        is_main = main_channel_id is not None and update.chat_member.chat.id == main_channel_id
+        change = update.chat_member
+        if not _complete(change):
+            return None
+        is_main = main_channel_id is not None and change.chat.id == main_channel_id
         return membership.on_chat_member if is_main else None
     return None
+
+
+def _complete(change) -> bool:
+    """Tell whether a ChatMemberUpdated carries the parts the handlers read."""
+    return (change.chat is not None and change.from_user is not None
+            and change.new_chat_member is not None and change.new_chat_member.user is not None)
 
 
 def command_of(text: str | None) -> str | None:

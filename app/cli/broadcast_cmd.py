@@ -12,7 +12,11 @@ from app.services.broadcast import jobs
 from app.services.broadcast.status import job_status
 from app.services.settings import load_settings
 
-JOB_ID = click.IntRange(min=1)
+# Ids are BIGINT (SQLite INTEGER): anything larger cannot exist, and SQLite
+# would raise OverflowError instead of answering "no such job".
+MAX_ID = 2**63 - 1
+JOB_ID = click.IntRange(min=1, max=MAX_ID)
+TELEGRAM_ID = click.IntRange(min=-MAX_ID, max=MAX_ID)
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
                  "created_at")
 
@@ -47,11 +51,11 @@ def _content(text, copy_from, message_id) -> dict:
 @broadcast_group.command("create")
 @click.option("--audience", type=click.Choice(AUDIENCES), required=True, help="Who receives it.")
 @click.option("--text", help="Message text (Telegram HTML, at most 4096 characters).")
-@click.option("--copy-from", type=int, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
-@click.option("--message-id", type=click.IntRange(min=1), metavar="ID", help="... with this message id.")
+@click.option("--copy-from", type=TELEGRAM_ID, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
+@click.option("--message-id", type=JOB_ID, metavar="ID", help="... with this message id.")
 @click.option("--button-text", help="Text of an optional URL button.")
 @click.option("--button-url", help="http(s) URL of that button.")
-@click.option("--created-by", type=int, metavar="USER_ID", help="Telegram id recorded as the author.")
+@click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
 def create(audience, text, copy_from, message_id, button_text, button_url, created_by) -> None:
     """Create and queue a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id)
@@ -123,7 +127,7 @@ def resume(job_id: int) -> None:
 
 
 @broadcast_group.command("purge")
-@click.option("--older-than", "days", type=click.IntRange(min=0), required=True, metavar="DAYS",
+@click.option("--older-than", "days", type=click.IntRange(min=0, max=100_000), required=True, metavar="DAYS",
               help="Finished at least this many days ago.")
 def purge(days: int) -> None:
     """Delete the items of finished jobs; job rows and counters stay."""

@@ -71,7 +71,7 @@ def _stop_on_signals(stop: threading.Event, received: list[str]) -> dict:
 
 
 @click.command("pump")
-@click.option("--job", "job_id", type=click.IntRange(min=1), metavar="ID", help="Pump only this job.")
+@click.option("--job", "job_id", type=click.IntRange(min=1, max=2**63 - 1), metavar="ID", help="Pump only this job.")
 @click.option("--seconds", type=click.IntRange(min=1), metavar="N",
               help=f"Budget of each pump (default: cron_pump_seconds; {FOREVER_SECONDS} with --forever).")
 @click.option("--forever", is_flag=True, help="Keep pumping until SIGTERM/SIGINT (the VPS worker).")

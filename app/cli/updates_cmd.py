@@ -11,7 +11,7 @@ updates_group = AppGroup("updates", help="Maintain the record of handled Telegra
 
 
 @updates_group.command("purge")
-@click.option("--older-than", "days", type=click.IntRange(min=1), metavar="DAYS",
+@click.option("--older-than", "days", type=click.IntRange(min=1, max=100_000), metavar="DAYS",
               help="Age in days [default: the processed_updates_keep_days setting].")
 def purge(days: int | None) -> None:
     """Delete processed update ids older than DAYS (Telegram never redelivers that late)."""
