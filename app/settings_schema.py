@@ -42,7 +42,7 @@ DEFS: dict[str, SettingDef] = {
         SettingDef("broadcast_paid_enabled", bool, False, None, None,
                    "Send with allow_paid_broadcast (0.1 Star/message)"),
         SettingDef("broadcast_paid_rate_per_second", float, 900.0, 1, 1000, "Rate when paid broadcasts are on"),
-        SettingDef("broadcast_paid_concurrency", int, 48, 1, 128, "Sends in flight at once for paid broadcasts"),
+        SettingDef("broadcast_paid_concurrency", int, 64, 1, 128, "Sends in flight at once for paid broadcasts"),
         SettingDef("broadcast_paid_max_messages", int, 10_000, 1, 10_000_000, "Per-job cap on paid messages"),
         SettingDef("processed_updates_keep_days", int, 7, 1, 365, "Days to remember handled update ids"),
     )

@@ -11,6 +11,7 @@ from app.telegram.pacing import ChatPacer, RateLimiter
 
 # Enough keep-alive connections for the largest allowed concurrency plus replies.
 POOL_SIZE = 136
+BURST_SECONDS = 0.02
 _lock = threading.Lock()
 _clients: dict[tuple, TelegramClient] = {}
 
@@ -33,11 +34,22 @@ def get_client(settings: dict, *, paid: bool = False) -> TelegramClient:
                 read_timeout=settings["telegram_read_timeout"],
                 max_retries=settings["telegram_max_retries"],
                 pool_size=POOL_SIZE,
-                rate_limiter=RateLimiter(rate), chat_pacer=ChatPacer(),
+                rate_limiter=RateLimiter(rate, burst_for(rate)), chat_pacer=ChatPacer(),
             )
             _clients[key] = client
-    client.rate_limiter.set_rate(rate)
+    client.rate_limiter.set_rate(rate, burst_for(rate))
     return client
+
+
+def burst_for(rate: float) -> int:
+    """Return the slots a sender may catch up after missing some: about 20 ms worth, at least one.
+
+    With burst 1 every slot that passes while all sends are in flight (latency
+    jitter) or while the pump thread commits is lost for good. Any 1 s window
+    still holds at most rate + burst - 1 sends: 26 at the default 25/s, under
+    Telegram's 30.
+    """
+    return max(2, int(rate * BURST_SECONDS))
 
 
 def new_outbox(client: TelegramClient) -> Outbox:

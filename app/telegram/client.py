@@ -30,7 +30,7 @@ class TelegramClient(BotMethods):
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
         self._owns_session = session is None
-        self._session = session if session is not None else make_session(pool_size)
+        self._session = session if session is not None else make_session(pool_size, base_url)
         self._transport = Transport(self._session, base_url, token,
                                     (connect_timeout, read_timeout))
         self._base_url = base_url

@@ -33,10 +33,14 @@ class RateLimiter:
         """Return the configured rate in slots per second."""
         return 1.0 / self._interval
 
-    def set_rate(self, rate: float) -> None:
-        """Change the rate; slots already reserved keep their times."""
+    def set_rate(self, rate: float, burst: int | None = None) -> None:
+        """Change the rate (and burst); slots already reserved keep their times."""
+        if burst is not None and burst < 1:
+            raise ValueError("burst must be >= 1")
         with self._lock:
             self._interval = _interval(rate)
+            if burst is not None:
+                self._burst = burst
 
     def acquire(self, deadline: float | None = None) -> bool:
         """Reserve the next slot and sleep until it; False if it starts after deadline."""

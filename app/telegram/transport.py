@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import requests
@@ -22,9 +23,16 @@ from app.telegram.errors import (
 )
 
 
-def make_session(pool_size: int) -> requests.Session:
+def make_session(pool_size: int, base_url: str | None = None) -> requests.Session:
     """Build a keep-alive session whose pool serves ``pool_size`` threads at once."""
     session = requests.Session()
+    if base_url is not None:
+        # requests re-reads proxy and CA settings from os.environ on every call
+        # (a sixth of a broadcast's CPU); read them once here instead, so hosts
+        # that need HTTPS_PROXY or REQUESTS_CA_BUNDLE still work.
+        session.proxies.update(requests.utils.get_environ_proxies(base_url))
+        session.verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
+        session.trust_env = False
     # max_retries=0: retries are decided once, in the client, never by urllib3,
     # which cannot tell a harmless resend from a duplicate message.
     adapter = HTTPAdapter(pool_connections=2, pool_maxsize=pool_size, max_retries=0)
