@@ -1,0 +1,123 @@
+"""Benchmark 5: the cron regime — a pump_all(budget) at the start of every tick — and 40,000 users.
+
+Runs --ticks real ticks: at t0 + i*tick, pump_all(pump_seconds) (what
+/internal/pump runs), against a simulator with Telegram's limits and 80 ms ± 10 %.
+Measured per tick: messages, the sending window (first to last delivery) and the
+pump's fixed overhead (pump wall minus sending window).
+
+Projection to the real regime (tick 60 s, cron_pump_seconds 50): the sending
+rate r (messages / sending window) and the per-tick fixed overhead o are taken as
+independent of the budget, so a real tick sends r × (50 − o) messages; 40,000
+users need N = 40,000 / that ticks, i.e. (ceil(N) − 1) × 60 s plus the last
+tick's own sending time. With the default --tick-seconds 60 --pump-seconds 50
+nothing is scaled.
+
+    .venv/bin/python -m bench.cron_regime [--ticks 3] [--tick-seconds 60] [--pump-seconds 50] [--db sqlite|mariadb]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.common import (
+    Simulator,
+    bound_app,
+    broadcast_deliveries,
+    create_text_job,
+    db_choices,
+    engine_settings,
+    fresh_database,
+    insert_users,
+    jittered,
+    migrate,
+)
+from bench.output import print_table, write_results
+
+COLUMNS = ["tick", "pump_s", "sent", "send_window_s", "rate_s", "overhead_s", "stops"]
+REAL_TICK, REAL_BUDGET, AUDIENCE, TARGET_MIN = 60.0, 50.0, 40_000, 30.0
+
+
+def project(rate: float, overhead: float, tick: float = REAL_TICK, budget: float = REAL_BUDGET,
+            users: int = AUDIENCE) -> dict:
+    """Minutes for `users` at `rate` when each tick sends for budget − overhead seconds."""
+    per_tick = rate * max(budget - overhead, 0.0)
+    if per_tick <= 0:
+        return {"per_tick": 0, "ticks": math.inf, "minutes": math.inf, "sending_share": 0.0}
+    ticks = users / per_tick
+    last = users - (math.ceil(ticks) - 1) * per_tick
+    seconds = (math.ceil(ticks) - 1) * tick + overhead + last / rate
+    return {"per_tick": round(per_tick), "ticks": round(ticks, 2), "minutes": round(seconds / 60, 1),
+            "sending_share": round((budget - overhead) / tick, 3)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    db_choices(parser)
+    parser.add_argument("--ticks", type=int, default=3)
+    parser.add_argument("--tick-seconds", type=float, default=REAL_TICK)
+    parser.add_argument("--pump-seconds", type=float, default=REAL_BUDGET)
+    parser.add_argument("--latency", type=float, default=80)
+    parser.add_argument("--rate", type=float, default=25, help="broadcast_rate_per_second")
+    args = parser.parse_args(argv)
+    settings = engine_settings(broadcast_rate_per_second=args.rate, cron_pump_seconds=int(args.pump_seconds))
+    users = int(args.rate * args.pump_seconds * args.ticks * 1.2) + 100  # never finishes inside the run
+    from app.services.broadcast.pump import pump_all
+
+    rows = []
+    with fresh_database(args.db) as url:
+        migrate(url)
+        sim_cfg = dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(args.latency))
+        with Simulator(**sim_cfg) as sim, bound_app(url, sim.base_url):
+            insert_users(users)
+            create_text_job(settings)
+            t0 = time.time() + 0.5
+            seen = 0
+            for tick in range(args.ticks):
+                time.sleep(max(0.0, t0 + tick * args.tick_seconds - time.time()))
+                started = time.time()
+                results = pump_all(args.pump_seconds, settings=settings)
+                ended = time.time()
+                sent = broadcast_deliveries(sim)[seen:]
+                seen += len(sent)
+                window = (sent[-1]["t"] - sent[0]["t"]) if len(sent) > 1 else 0.0
+                rows.append({"tick": tick + 1, "pump_s": round(ended - started, 2), "sent": len(sent),
+                             "send_window_s": round(window, 2),
+                             "rate_s": round((len(sent) - 1) / window, 2) if window else 0.0,
+                             "overhead_s": round(ended - started - window, 2),
+                             "stops": ",".join(r.stop for r in results)})
+                print_table(rows[-1:], COLUMNS)
+            stats = sim.stats()
+    total_sent = sum(r["sent"] for r in rows)
+    rate = sum(r["sent"] - 1 for r in rows) / sum(r["send_window_s"] for r in rows)
+    overhead = sum(r["overhead_s"] for r in rows) / len(rows)
+    measured_share = sum(r["send_window_s"] for r in rows) / (args.ticks * args.tick_seconds)
+    proj = project(rate, overhead)
+    ideal = project(args.rate, 0.0)
+    summary = {"measured_rate": round(rate, 2), "overhead_s_per_tick": round(overhead, 2),
+               "measured_sending_share": round(measured_share, 3), "sent": total_sent,
+               "429s": stats["429_total"], "dups": stats["duplicates"],
+               "projected": proj, "ideal_at_rate": ideal,
+               "target_30_min": "met" if proj["minutes"] <= TARGET_MIN else "missed"}
+    print_table(rows, COLUMNS, title=f"Cron regime: {args.ticks} ticks of pump_all({args.pump_seconds:g}) every "
+                                     f"{args.tick_seconds:g} s, {args.rate:g}/s configured, db={args.db}")
+    print_table([{"measured r (msg/s)": summary["measured_rate"], "overhead/tick s": summary["overhead_s_per_tick"],
+                  "share sending (run)": summary["measured_sending_share"],
+                  "share sending (60/50)": proj["sending_share"], "msgs/tick (60/50)": proj["per_tick"],
+                  "40k minutes": proj["minutes"], "ideal 40k minutes": ideal["minutes"],
+                  "429s": summary["429s"], "target ≤30 min": summary["target_30_min"]}],
+                ["measured r (msg/s)", "overhead/tick s", "share sending (run)", "share sending (60/50)",
+                 "msgs/tick (60/50)", "40k minutes", "ideal 40k minutes", "429s", "target ≤30 min"],
+                title="Projection to cron every 60 s with cron_pump_seconds 50")
+    name = "cron_regime" if args.rate == 25 else f"cron_regime-rate{args.rate:g}"
+    write_results(name, args, rows, summary=summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Benchmark 2: one pump process sending a paid broadcast (allow_paid_broadcast) as fast as allowed.
+
+Simulator: paid_rate 1000/s, 50 ms latency ± 10 %. Job: broadcast_paid_enabled on,
+broadcast_paid_rate_per_second 900, broadcast_paid_concurrency 48 (the defaults).
+--profile samples the engine and the simulator with py-spy and buckets the CPU.
+
+    .venv/bin/python -m bench.paid [--users 5000] [--db sqlite|mariadb|both] [--profile] [--client default]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import profiling, whatif
+from bench.common import (
+    RESULTS,
+    Simulator,
+    bound_app,
+    broadcast_deliveries,
+    create_text_job,
+    db_choices,
+    engine_settings,
+    fresh_database,
+    insert_users,
+    jittered,
+    migrate,
+    tallies,
+    window_rate,
+)
+from bench.output import print_table, write_results
+from bench.traces import DbClock, SendTrace, StepTimer
+
+COLUMNS = ["db", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups", "in_flight_avg", "call_ms",
+           "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "engine_cpu_s", "sim_cpu_s", "db_cpu_s",
+           "other_cpu_s", "wall_s"]
+
+
+def run(db_kind: str, url: str, args) -> tuple[dict, dict]:
+    """Populate, then drain the job with pump() calls in this one process."""
+    from app.extensions import db
+    from app.services.broadcast.pump import pump
+
+    settings = engine_settings(broadcast_paid_enabled=True, broadcast_paid_rate_per_second=args.rate,
+                               broadcast_paid_concurrency=args.concurrency)
+    sim_cfg = dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(args.latency))
+    profiles: dict = {}
+    with Simulator(**sim_cfg) as sim, bound_app(url, sim.base_url):
+        job = create_text_job(settings)
+        client = whatif.make_client(args.client, settings, paid=True, burst=args.burst)
+        clock = DbClock(db.engine)
+        meter = profiling.CpuMeter(engine=os.getpid(), sim=sim.proc.pid,
+                                   db=profiling.find_pid("mariadbd", "mysqld") if db_kind == "mariadb" else None)
+        spies = []
+        if args.profile:
+            for name, pid in (("engine", os.getpid()), ("simulator", sim.proc.pid)):
+                path = os.path.join(RESULTS, f"paid-{db_kind}-{args.client}-{name}.collapsed")
+                spies.append((name, path, profiling.PySpy(pid, path).__enter__()))
+        clock.reset()
+        trace, steps = SendTrace(), StepTimer()
+        meter.start()
+        started = time.monotonic()
+        processed, stops = 0, []
+        while time.monotonic() - started < 300:
+            result = pump(job.id, 50, settings=settings, client=client)
+            processed += result.processed
+            stops.append(result.stop)
+            if result.stop != "budget":
+                break
+        wall = time.monotonic() - started
+        cpu = meter.stop()
+        cycle = trace.close(wall)
+        steps.close()
+        for name, path, spy in spies:
+            spy.__exit__(None, None, None)
+            profiles[name] = profiling.summarize(path)
+        clock.close()
+        stats = sim.stats()
+        sent = broadcast_deliveries(sim)
+        rate = window_rate(sent)
+        row = {"db": db_kind, "client": args.client + (f" burst {args.burst}" if args.burst > 1 else ""),
+               "conc": args.concurrency, "recipients": args.users, "msg_s": round(rate, 1),
+               "pump_items_s": round(processed / wall, 1), "of_target_800": round(rate / 800, 3),
+               "sent": tallies(job.id).get("sent", 0), "429s": stats["429_total"], "dups": stats["duplicates"],
+               "db_ms_item": round(1000 * clock.total_s / max(processed, 1), 3),
+               "db_statements_item": round(clock.statements / max(processed, 1), 2),
+               "db_commits": clock.commits, "stops": ",".join(stops), **cycle,
+               "steps": steps.calls, "step_ms": round(1000 * steps.seconds / max(steps.calls, 1), 2),
+               "items_per_step": round(processed / max(steps.calls, 1), 1), **cpu}
+        row["wall_s"] = round(wall, 1)
+        return row, profiles
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    db_choices(parser, both=True)
+    parser.add_argument("--users", type=int, default=5000)
+    parser.add_argument("--latency", type=float, default=50)
+    parser.add_argument("--rate", type=float, default=900, help="broadcast_paid_rate_per_second")
+    parser.add_argument("--concurrency", type=int, default=48, help="broadcast_paid_concurrency")
+    parser.add_argument("--profile", action="store_true", help="sample engine and simulator with py-spy")
+    parser.add_argument("--client", choices=["default", "noenv", "urllib3", "httpclient"], default="default",
+                        help="what-if: the engine's client over another HTTP session (see bench/whatif.py)")
+    parser.add_argument("--burst", type=int, default=1,
+                        help="what-if: RateLimiter burst (slots that accrue while the pump thread is busy)")
+    args = parser.parse_args(argv)
+    from bench.common import db_kinds
+
+    rows, profiles = [], {}
+    for kind in db_kinds(args.db):
+        with fresh_database(kind) as url:
+            migrate(url)
+            with bound_app(url, "http://127.0.0.1:9"):
+                insert_users(args.users)
+            row, prof = run(kind, url, args)
+        rows.append(row)
+        profiles[kind] = prof
+        for name, summary in prof.items():
+            profiling.print_profile(f"{kind}: {name}", summary)
+    print_table(rows, COLUMNS, title=f"Paid broadcast: one pump, {args.concurrency} in flight, "
+                                     f"{args.rate:g}/s configured, simulator 1000/s at {args.latency:g} ms")
+    whatif_run = args.client != "default" or args.burst != 1 or args.concurrency != 48 or args.rate != 900
+    write_results("paid-whatif" if whatif_run else "paid", args, rows, profiles=profiles)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Benchmark 1: the real pump at the default rate vs hand-written senders, at 20/80/150 ms latency.
+
+Simulator: 30 msg/s bot-wide, 1/s per chat, latency ± 10 %. Each contender gets
+its own fresh simulator process with the same settings.
+
+    .venv/bin/python -m bench.throughput [--users 750] [--latencies 20 80 150] [--db sqlite|mariadb]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import alternatives
+from bench.common import (
+    BASE_ID,
+    Simulator,
+    bound_app,
+    broadcast_deliveries,
+    create_text_job,
+    db_choices,
+    engine_settings,
+    fresh_database,
+    insert_users,
+    jittered,
+    migrate,
+    tallies,
+    window_rate,
+)
+from bench.output import print_table, write_results
+from bench.traces import DbClock, SendTrace
+
+COLUMNS = ["latency_ms", "sender", "msg_s", "of_25", "delivered_s", "delivered", "lost", "not_attempted", "429s",
+           "failures",
+           "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item"]
+
+
+def sim_config(latency_ms: float) -> dict:
+    """Telegram's limits with latency ± 10 %."""
+    return dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(latency_ms))
+
+
+def summarize(sim: Simulator, sender: str, latency: float, n: int, wall: float, extra: dict) -> dict:
+    """Read the simulator's own record: delivered, 429s, duplicates, rate over the sending window."""
+    stats = sim.stats()
+    sent = broadcast_deliveries(sim)
+    delivered = len({d["chat_id"] for d in sent})
+    rate = window_rate(sent)
+    return {"latency_ms": latency, "sender": sender, "msg_s": round(rate, 2), "of_25": round(rate / 25, 3),
+            "delivered_s": round(delivered / wall, 2) if wall else 0.0, "delivered": delivered,
+            "lost": extra.get("attempted", n) - delivered, "not_attempted": n - extra.get("attempted", n),
+            "429s": stats["429_total"], "failures": extra.get("failures", 0),
+            "dups": stats["duplicates"], "wall_s": round(wall, 1), "sim_busiest_second": stats["busiest_second"],
+            **{k: v for k, v in extra.items() if k not in ("failures", "wall_s")}}
+
+
+def run_engine(url: str, latency: float, users: list[int], args) -> dict:
+    """Create a job through create_job and drain it with pump_all() (cron's code) back to back."""
+    from app.services.broadcast.pump import pump_all
+
+    # Defaults: broadcast_rate_per_second 25, broadcast_concurrency 4.
+    settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))
+    with Simulator(**sim_config(latency)) as sim, bound_app(url, sim.base_url):
+        from app.extensions import db
+
+        job = create_text_job(settings)
+        trace, clock = SendTrace(), DbClock(db.engine)
+        started = time.monotonic()
+        stops, calls = [], 0
+        try:
+            while time.monotonic() - started < 600:
+                results = pump_all(args.pump_seconds, settings=settings)
+                calls += 1
+                stops += [r.stop for r in results]
+                if not results or results[-1].stop in ("done", "paused", "cancelled"):
+                    break
+        finally:
+            wall = time.monotonic() - started
+            cycle = trace.close(wall)
+            clock.close()
+        counts = tallies(job.id)
+        cycle["db_ms_item"] = round(1000 * clock.total_s / max(len(users), 1), 3)
+        extra = {"failures": counts.get("failed", 0) + counts.get("unknown", 0), "pump_calls": calls,
+                 "stops": ",".join(stops), "items": counts, **cycle}
+        name = f"engine pump_all ({settings['broadcast_rate_per_second']:g}/s, " \
+               f"{settings['broadcast_concurrency']} in flight)"
+        return summarize(sim, name, latency, len(users), wall, extra)
+
+
+def run_alternative(kind: str, latency: float, users: list[int], args) -> dict:
+    """Run one hand-written sender against a fresh simulator."""
+    with Simulator(**sim_config(latency)) as sim:
+        if kind == "naive":
+            extra = alternatives.naive_loop(sim.api_url, users, args.alt_max_seconds)
+            name = "naive requests loop"
+        elif kind == "retry":
+            extra = alternatives.naive_loop(sim.api_url, users, args.alt_max_seconds, retry_429=True)
+            name = "requests loop + sleep on 429"
+        else:
+            extra = alternatives.ptb_rate_limited(sim.base_url, users, args.alt_max_seconds,
+                                                  args.ptb_concurrency, args.ptb_max_retries)
+            name = f"PTB AIORateLimiter (sem {args.ptb_concurrency}, retries {args.ptb_max_retries})"
+        return summarize(sim, name, latency, len(users), extra["wall_s"], extra)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    db_choices(parser)
+    parser.add_argument("--users", type=int, default=750, help="recipients per latency and per sender")
+    parser.add_argument("--latencies", type=float, nargs="+", default=[20, 80, 150])
+    parser.add_argument("--pump-seconds", type=float, default=50, help="budget of each pump_all call")
+    parser.add_argument("--concurrency", type=int, default=0,
+                        help="what-if: the engine's broadcast_concurrency (default: the setting's default, 4)")
+    parser.add_argument("--alt-max-seconds", type=float, default=120, help="time cap of each alternative")
+    parser.add_argument("--ptb-concurrency", type=int, default=8)
+    parser.add_argument("--ptb-max-retries", type=int, default=0, help="AIORateLimiter's default is 0")
+    parser.add_argument("--tag", default="", help="results go to throughput-TAG-*.json")
+    parser.add_argument("--senders", nargs="+", default=["engine", "naive", "retry", "ptb"],
+                        choices=["engine", "naive", "retry", "ptb"])
+    args = parser.parse_args(argv)
+    users = list(range(BASE_ID, BASE_ID + args.users))
+    rows = []
+    with fresh_database(args.db) as url:
+        migrate(url)
+        with bound_app(url, "http://127.0.0.1:9"):
+            insert_users(args.users)
+        for latency in args.latencies:
+            for kind in args.senders:
+                row = run_engine(url, latency, users, args) if kind == "engine" \
+                    else run_alternative(kind, latency, users, args)
+                rows.append(row)
+                print_table([row], COLUMNS)
+    print_table(rows, COLUMNS, title=f"Throughput vs the limit ({args.users} recipients, db={args.db}); "
+                                     "msg_s = simulator-side rate over the sending window")
+    tag = args.tag or ("whatif" if args.concurrency else "")
+    write_results("throughput" + (f"-{tag}" if tag else ""), args, rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
