@@ -15,8 +15,10 @@ def load(admin_id: int, *, lock: bool = False) -> tuple[str, dict] | None:
 
     lock=True reads with SELECT ... FOR UPDATE: a second transaction wanting the
     same row (a double-tapped confirm) waits until the first commits and then
-    sees the row as the first left it (gone). SQLite has no row locks, but its
-    BEGIN IMMEDIATE already serialises whole transactions.
+    sees the row as the first left it (gone). SQLite has no row locks, but the
+    dispatcher's transaction begins with a write (the processed-update insert),
+    which holds SQLite's single write lock until commit, so whole transactions
+    run one after the other and the second sees the first's result.
     """
     stmt = select(AdminState.step, AdminState.draft).where(AdminState.admin_id == admin_id)
     if lock:

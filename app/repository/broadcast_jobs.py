@@ -1,9 +1,10 @@
 """Job rows: the lease, guarded state transitions and atomic counters.
 
 Every statement here is a single conditional UPDATE. Under two concurrent
-callers the row lock (InnoDB) or the database write lock (SQLite, BEGIN
-IMMEDIATE) serialises them, and the second re-evaluates its WHERE clause
-against the first one's committed row, so at most one of them matches.
+callers the row lock (InnoDB) or SQLite's single write lock (taken by the
+transaction's first write and held until commit) serialises them, and the
+second re-evaluates its WHERE clause against the first one's committed row,
+so at most one of them matches.
 """
 from __future__ import annotations
 
