@@ -3,9 +3,8 @@
 Sequential sendMessage calls from one thread to a zero-latency, unlimited
 simulator process; reports this process's CPU per call (time.process_time), which
 is what bounds one GIL-bound pump process. Variants:
-  engine        the engine's own TelegramClient.call (requests Session, pacing off)
-  engine + …    the same client over bench/whatif.py's sessions (proposed transport changes)
-  requests      requests.Session().post(json=...) (trust_env on, as the engine's session)
+  engine        the engine's own TelegramClient.call (its urllib3 Transport, pacing off)
+  requests      requests.Session().post(json=...) (trust_env on; the engine's client before it moved to urllib3)
   requests_noenv  the same with trust_env=False (proxies resolved once instead of per call)
   urllib3       urllib3.HTTPConnectionPool.request(json=...)
   http.client   http.client.HTTPConnection keep-alive with json.dumps/loads
@@ -28,7 +27,6 @@ if __package__ in (None, ""):
 import requests
 import urllib3
 
-from bench import whatif
 from bench.common import (
     BASE_ID,
     TEXT,
@@ -49,16 +47,11 @@ def make_senders(sim: Simulator) -> dict:
     """Return name -> (setup() -> send(i)) for every variant."""
     api = sim.api_url
 
-    def engine(session_kind: str | None = None):
-        def setup():
-            from app.telegram.client import TelegramClient
+    def engine():
+        from app.telegram.client import TelegramClient
 
-            session = {None: None, "noenv": lambda: whatif.NoEnvSession(sim.base_url, 4),
-                       "urllib3": lambda: whatif.Urllib3Session(4),
-                       "httpclient": whatif.HttpClientSession}[session_kind]
-            client = TelegramClient(TOKEN, sim.base_url, pool_size=4, session=session() if session else None)
-            return lambda i: client.call("sendMessage", payload(i), retry_unknown=False, broadcast=True)
-        return setup
+        client = TelegramClient(TOKEN, sim.base_url, pool_size=4)
+        return lambda i: client.call("sendMessage", payload(i), retry_unknown=False, broadcast=True)
 
     def req(trust_env: bool):
         def setup():
@@ -86,10 +79,7 @@ def make_senders(sim: Simulator) -> dict:
             return json.loads(conn.getresponse().read())
         return send
 
-    return {"engine TelegramClient": engine(), "engine + NoEnvSession (what-if)": engine("noenv"),
-            "engine + Urllib3Session (what-if)": engine("urllib3"),
-            "engine + HttpClientSession (what-if)": engine("httpclient"),
-            "requests": req(True), "requests_noenv": req(False),
+    return {"engine TelegramClient": engine, "requests": req(True), "requests_noenv": req(False),
             "urllib3": u3, "http.client": hc}
 
 

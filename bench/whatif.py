@@ -1,57 +1,24 @@
-"""What-if Telegram clients for benchmarks: the engine's TelegramClient over a cheaper HTTP session.
+"""What-if Telegram clients for benchmarks: the engine's TelegramClient with another limiter burst or HTTP pool.
 
-pump() accepts a client, so these measure a proposed transport change without
-editing app/: the same TelegramClient (pacing, retries, error mapping) built
-the way telegram_factory.get_client() builds it, with only the session swapped.
-Benchmark use only: these sessions map no network errors to requests'
-exception types, which a real change to app/telegram/transport.py must do.
+pump() accepts a client, so these measure a proposed change without editing
+app/: the same TelegramClient (pacing, retries, error mapping) built the way
+telegram_factory.get_client() builds it, with only the burst or the pool swapped.
+Benchmark use only: HttpClientSession raises http.client's errors, which
+Transport's translation treats as "maybe sent" without finer distinctions.
 """
 from __future__ import annotations
 
 import http.client
-import json
 import threading
 from urllib.parse import urlsplit
 
-import requests
-import urllib3
-
-
-class NoEnvSession(requests.Session):
-    """requests with proxies resolved once, instead of re-reading the environment on every call."""
-
-    def __init__(self, base_url: str, pool_size: int):
-        super().__init__()
-        self.proxies = requests.utils.get_environ_proxies(base_url)
-        self.trust_env = False
-        adapter = requests.adapters.HTTPAdapter(pool_connections=2, pool_maxsize=pool_size, max_retries=0)
-        self.mount("http://", adapter)
-        self.mount("https://", adapter)
-
 
 class _Response:
-    def __init__(self, r: urllib3.BaseHTTPResponse):
-        self.status_code = r.status
-        self._data = r.data
+    """The two things Transport reads of a urllib3 response."""
 
-    def json(self):
-        return json.loads(self._data)
-
-
-class Urllib3Session:
-    """The two things Transport uses of a requests.Session (post, close) on a bare urllib3 pool."""
-
-    def __init__(self, pool_size: int):
-        self._pool = urllib3.PoolManager(maxsize=pool_size, retries=False)
-
-    def post(self, url: str, json: dict, timeout: tuple[float, float]):  # noqa: A002 - requests' name
-        body = _dumps(json)
-        r = self._pool.request("POST", url, body=body, headers={"Content-Type": "application/json"},
-                               timeout=urllib3.Timeout(connect=timeout[0], read=timeout[1]))
-        return _Response(r)
-
-    def close(self) -> None:
-        self._pool.clear()
+    def __init__(self, status: int, data: bytes):
+        self.status = status
+        self.data = data
 
 
 class HttpClientSession:
@@ -60,29 +27,23 @@ class HttpClientSession:
     def __init__(self):
         self._local = threading.local()
 
-    def post(self, url: str, json: dict, timeout: tuple[float, float]):  # noqa: A002 - requests' name
+    def urlopen(self, method: str, url: str, *, body: bytes, headers: dict, **_options) -> _Response:
+        """What Transport calls on its urllib3 pool (timeouts fixed at 10 s, no proxy, no TLS)."""
         parts = urlsplit(url)
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout[1])
-        body = _dumps(json)
+            conn = self._local.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
         try:
-            conn.request("POST", parts.path, body, {"Content-Type": "application/json"})
+            conn.request(method, parts.path, body, headers)
             r = conn.getresponse()
+            return _Response(r.status, r.read())
         except (OSError, http.client.HTTPException):
             conn.close()
             self._local.conn = None
             raise
-        response = _Response.__new__(_Response)
-        response.status_code, response._data = r.status, r.read()
-        return response
 
     def close(self) -> None:
         pass
-
-
-def _dumps(payload: dict) -> bytes:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def make_client(variant: str, settings: dict, *, paid: bool, burst: int = 1):
@@ -96,8 +57,7 @@ def make_client(variant: str, settings: dict, *, paid: bool, burst: int = 1):
     from app.telegram.pacing import ChatPacer, RateLimiter
 
     cfg = current_app.config
-    session = {"default": lambda: None, "noenv": lambda: NoEnvSession(cfg["TELEGRAM_API_BASE_URL"], POOL_SIZE),
-               "urllib3": lambda: Urllib3Session(POOL_SIZE), "httpclient": HttpClientSession}[variant]()
+    session = {"default": lambda: None, "httpclient": HttpClientSession}[variant]()
     rate = settings["broadcast_paid_rate_per_second"] if paid else settings["broadcast_rate_per_second"]
     return TelegramClient(cfg["TELEGRAM_BOT_TOKEN"], cfg["TELEGRAM_API_BASE_URL"],
                           connect_timeout=settings["telegram_connect_timeout"],

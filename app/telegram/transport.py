@@ -1,76 +1,131 @@
-"""One HTTP attempt against the Bot API, translated into a result or our errors."""
+"""One HTTP attempt against the Bot API over urllib3 keep-alive connections, mapped to a result or our errors."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
+import urllib.request
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
-import requests
-from requests.adapters import HTTPAdapter
-from urllib3.exceptions import (
-    MaxRetryError,
-    NameResolutionError,
-    NewConnectionError,
-    ProtocolError,
-    ReadTimeoutError,
-)
+import certifi
+import urllib3
+from urllib3.exceptions import HTTPError
+from urllib3.util import Timeout, make_headers
 
-from app.telegram.errors import (
-    NetworkError,
-    TelegramError,
-    UnknownOutcome,
-    error_from_payload,
-)
+from app.telegram.errors import NetworkError, TelegramError, UnknownOutcome, error_from_payload
+from app.telegram.failures import translate
+
+HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+# What an attempt may raise out of urllib3 (retries are off, so nothing is wrapped in MaxRetryError).
+_FAILURES = (HTTPError, OSError, http.client.HTTPException)
 
 
-def make_session(pool_size: int, base_url: str | None = None) -> requests.Session:
-    """Build a keep-alive session whose pool serves ``pool_size`` threads at once."""
-    session = requests.Session()
-    if base_url is not None:
-        # requests re-reads proxy and CA settings from os.environ on every call
-        # (a sixth of a broadcast's CPU); read them once here instead, so hosts
-        # that need HTTPS_PROXY or REQUESTS_CA_BUNDLE still work.
-        session.proxies.update(requests.utils.get_environ_proxies(base_url))
-        session.verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
-        session.trust_env = False
-    # max_retries=0: retries are decided once, in the client, never by urllib3,
+class _Closable:
+    """close() for the client: drop every pooled connection."""
+
+    def close(self) -> None:
+        self.clear()  # type: ignore[attr-defined]
+
+
+class Pool(_Closable, urllib3.PoolManager):
+    """Direct keep-alive connections."""
+
+
+class ProxyPool(_Closable, urllib3.ProxyManager):
+    """Keep-alive connections through the environment's proxy (CONNECT tunnel for https)."""
+
+
+def make_session(pool_size: int, base_url: str | None = None) -> Pool | ProxyPool:
+    """Build the keep-alive pool ``pool_size`` threads share; proxy and CA settings are read once, here."""
+    # retries=False: retries are decided once, in the client, never by urllib3,
     # which cannot tell a harmless resend from a duplicate message.
-    adapter = HTTPAdapter(pool_connections=2, pool_maxsize=pool_size, max_retries=0)
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)
-    return session
+    options: dict[str, Any] = {"num_pools": 4, "maxsize": pool_size, "block": False, "retries": False,
+                               "cert_reqs": "CERT_REQUIRED", **_ca_options()}
+    proxy = _proxy_for(base_url) if base_url else None
+    if proxy is None:
+        return Pool(**options)
+    return ProxyPool(proxy, proxy_headers=_proxy_auth(proxy), **options)
+
+
+def _ca_options() -> dict[str, str]:
+    """Return the CA bundle (file or directory) as requests and curl read it, else certifi's."""
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if bundle and os.path.isdir(bundle):
+        return {"ca_cert_dir": bundle}
+    return {"ca_certs": bundle or certifi.where()}
+
+
+def _proxy_for(base_url: str) -> str | None:
+    """Return the proxy URL the environment sets for base_url (HTTPS_PROXY, ALL_PROXY, NO_PROXY), if any."""
+    parts = urlsplit(base_url)
+    proxies = urllib.request.getproxies_environment()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"
+
+
+def _proxy_auth(proxy: str) -> dict[str, str] | None:
+    """Return Proxy-Authorization for credentials in the proxy URL (urllib3 does not read them)."""
+    parts = urlsplit(proxy)
+    if parts.username is None:
+        return None
+    credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+    return make_headers(proxy_basic_auth=credentials)
 
 
 class Transport:
     """POST one JSON request per call and map the answer to a result or error."""
 
-    def __init__(self, session: requests.Session, base_url: str, token: str,
+    def __init__(self, session: urllib3.PoolManager, base_url: str, token: str,
                  timeout: tuple[float, float]):
-        self._session = session
+        self._pool = session
         self._token = token
         self._prefix = f"{base_url.rstrip('/')}/bot{token}/"
-        self._timeout = timeout
+        # urllib3 would guess http:// for a URL without a scheme; requests refused it, and so do we.
+        self._bad_url = urlsplit(base_url).scheme not in ("http", "https")
+        self._connect, self._read = timeout
+        self._timeout = Timeout(connect=self._connect, read=self._read)
 
-    def post(self, method: str, payload: dict[str, Any]) -> Any:
-        """Send one request; return ``result`` or raise a TelegramError subclass."""
+    def post(self, method: str, payload: dict[str, Any], *,
+             timeout_cap: float | None = None) -> Any:
+        """Send one request; return ``result`` or raise a TelegramError subclass.
+
+        ``timeout_cap``: seconds the whole attempt (connect, then waiting for
+        the answer) may take at most, on top of the usual per-phase timeouts.
+        """
+        if self._bad_url:
+            raise NetworkError(method, "invalid base URL")
+        body = _encode(payload)
+        if body is None:
+            # Nothing left; retrying cannot help.
+            raise TelegramError(method, "parameters are not JSON-serialisable")
         error: TelegramError | None = None
         try:
-            response = self._session.post(self._prefix + method, json=payload,
-                                          timeout=self._timeout)
-        except requests.RequestException as exc:
-            # requests' exceptions quote the URL, token included: build our own
-            # error from the exception's type only and raise it outside this
+            response = self._pool.urlopen("POST", self._prefix + method, body=body, headers=HEADERS,
+                                          timeout=self._timeout_for(timeout_cap), retries=False,
+                                          redirect=False, preload_content=True)
+        except _FAILURES as exc:
+            # urllib3's exceptions may quote the URL, token included: build our
+            # own error from the exception's type only and raise it outside this
             # block so neither __cause__ nor __context__ refers to it.
-            error = _translate(method, exc)
+            error = translate(method, exc)
         if error is not None:
             raise error
-        return self._parse(method, response)
+        return self._parse(method, response.status, response.data)
 
-    def _parse(self, method: str, response: requests.Response) -> Any:
+    def _timeout_for(self, cap: float | None) -> Timeout:
+        """Return the attempt's timeouts; with a cap, urllib3 counts connect and read together."""
+        if cap is None:
+            return self._timeout
+        return Timeout(connect=min(self._connect, cap), read=min(self._read, cap), total=cap)
+
+    def _parse(self, method: str, status: int, body: bytes) -> Any:
         """Turn an HTTP response into ``result`` or the matching exception."""
-        status = response.status_code
         try:
-            data = response.json()
+            data = json.loads(body)
         except ValueError:
             data = None
         if not isinstance(data, dict) or "ok" not in data:
@@ -91,39 +146,12 @@ class Transport:
         return text.replace(self._token, "<token>") if self._token else text
 
 
-def _translate(method: str, exc: requests.RequestException) -> TelegramError:
-    """Map a requests exception to NetworkError (not sent) or UnknownOutcome (maybe sent)."""
-    if isinstance(exc, requests.exceptions.InvalidJSONError):
-        # Raised while building the body: nothing left, and retrying cannot help.
-        return TelegramError(method, "parameters are not JSON-serialisable")
-    if isinstance(exc, requests.ConnectTimeout):
-        return NetworkError(method, "connect timeout")
-    if isinstance(exc, requests.ReadTimeout):
-        return UnknownOutcome(method, "read timeout")
-    if isinstance(exc, requests.exceptions.SSLError):
-        return NetworkError(method, "TLS handshake failed")
-    if isinstance(exc, requests.ConnectionError):
-        return _connection_error(method, exc)
-    if isinstance(exc, (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
-                        requests.exceptions.InvalidSchema)):
-        return NetworkError(method, "invalid base URL")
-    return UnknownOutcome(method, f"request failed ({type(exc).__name__})")
+def _encode(payload: dict[str, Any]) -> bytes | None:
+    """Return the payload as UTF-8 JSON, or None for values JSON cannot carry (NaN, lone surrogates).
 
-
-def _connection_error(method: str, exc: requests.ConnectionError) -> TelegramError:
-    """Tell a connection that never opened from one that broke after sending."""
-    cause = exc.args[0] if exc.args else None
-    if isinstance(cause, MaxRetryError):
-        cause = cause.reason
-    if isinstance(cause, NameResolutionError):
-        return NetworkError(method, "DNS resolution failed")
-    if isinstance(cause, NewConnectionError):
-        origin = cause.__cause__ or cause.__context__
-        refused = isinstance(origin, ConnectionRefusedError)
-        return NetworkError(method, "connection refused" if refused else "connection failed")
-    if isinstance(cause, ReadTimeoutError):
-        return UnknownOutcome(method, "read timeout")
-    if isinstance(cause, ProtocolError):
-        return UnknownOutcome(method, "connection closed before the response")
-    # Unknown shapes are treated as "maybe sent": a duplicate is worse than a miss.
-    return UnknownOutcome(method, "connection error")
+    A TypeError (an object that is not JSON at all) is a programming error and propagates.
+    """
+    try:
+        return json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
+    except ValueError:
+        return None
