@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 # Replies are flushed before the webhook answers; Telegram waits for us meanwhile.
 REPLY_SECONDS = 8.0
 ANSWER_SECONDS = 3.0
+# Replies queued by a long after-commit step (an interactive pump) still get this long.
+LAST_REPLY_SECONDS = 2.0
 
 
 @dataclass
@@ -38,6 +40,7 @@ class BotContext:
     _answer: tuple[str | None, bool] | None = None
     _answered: bool = False
     _is_admin: bool | None = None
+    _reply_deadline: float | None = None
 
     @property
     def user_id(self) -> int | None:
@@ -54,7 +57,9 @@ class BotContext:
     def is_admin(self) -> bool:
         """Tell whether the sender is an admin (looked up once per update)."""
         if self._is_admin is None:
-            self._is_admin = admins.is_admin(self.user_id, self.admin_ids)
+            # Only a plain int: 1001.0 == 1001 and True == 1 in Python (the dispatcher refuses those already).
+            uid = self.user_id
+            self._is_admin = type(uid) is int and admins.is_admin(uid, self.admin_ids)
         return self._is_admin
 
     def text(self, text_key: str, /, **values) -> str:
@@ -91,6 +96,8 @@ class BotContext:
     def finish(self) -> None:
         """Run the after-commit phase: answer, replies, callbacks, then the last replies."""
         self.committed = True
+        # One reply budget for the whole phase, not one per flush.
+        self._reply_deadline = time.monotonic() + REPLY_SECONDS
         if self._answer is not None:
             self._send_answer(*self._answer)
         self.flush(final=False)
@@ -114,7 +121,11 @@ class BotContext:
 
     def flush(self, final: bool = True) -> None:
         """Send queued replies within the reply budget; at the end, drop what did not fit."""
-        self.outbox.flush(deadline=time.monotonic() + REPLY_SECONDS)
+        now = time.monotonic()
+        deadline = self._reply_deadline or now + REPLY_SECONDS
+        if final:
+            deadline = max(deadline, now + LAST_REPLY_SECONDS)
+        self.outbox.flush(deadline=deadline)
         if final and self.outbox.pending():
             log.warning("dropping %d replies that did not fit the reply budget", self.outbox.pending())
             self.outbox.close(deadline=time.monotonic())
@@ -124,7 +135,8 @@ class BotContext:
         self._answered = True
         try:
             self.client.answer_callback_query(self.update.callback_query.id, text, show_alert=alert,
-                                              deadline=time.monotonic() + ANSWER_SECONDS)
+                                              deadline=time.monotonic() + ANSWER_SECONDS,
+                                              hard_deadline=True)
         except TelegramError as exc:
             log.info("answerCallbackQuery failed: %s", exc)
         except Exception:

@@ -27,6 +27,8 @@ class Op:
     future: Future = field(default_factory=Future)
     retry_at: float = _NEVER
     replaces: int | None = None
+    # Failed attempts that may be tried again (not sent, or idempotent).
+    attempts: int = 0
 
     @property
     def chat_id(self) -> Any:

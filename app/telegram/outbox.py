@@ -10,19 +10,40 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from typing import Any
 
-from app.telegram.errors import RetryAfter, TelegramError, is_not_modified
+from app.telegram.client import MIN_ATTEMPT_SECONDS
+from app.telegram.errors import (
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    UnknownOutcome,
+    is_not_modified,
+)
 from app.telegram.ops import API_METHOD, Op, done, resolve
 from app.telegram.policy import is_paced_method
 
 log = logging.getLogger("app.telegram.outbox")
 
+# flush() and close() without a deadline still return within this many seconds.
+DEFAULT_FLUSH_SECONDS = 5.0
 # The background worker never lets the client sleep longer than this inside
 # one call: longer waits become retry_at, so other chats keep moving.
 WORKER_CALL_BUDGET = 2.0
+# A send is not started with less time left: its capped read would likely end
+# as an unknown outcome, which is never retried (the user might get it twice).
+SEND_MIN_SECONDS = 0.5
+# A write that failed without a verdict (not sent, or an idempotent edit or
+# delete whose outcome is unknown) is tried again this much later, this often.
+TRANSIENT_RETRY_SECONDS = 1.0
+MAX_ATTEMPTS = 3
 
 
 class Outbox:
-    """Serialize a request's Telegram writes, coalescing edits and honouring 429s."""
+    """Serialize a request's Telegram writes, coalescing edits and honouring 429s.
+
+    No method blocks its caller past its deadline (``DEFAULT_FLUSH_SECONDS``
+    when none is given), whatever Telegram does: a 429 that does not fit is
+    requeued with ``retry_at``, and each call's timeouts are cut to the time left.
+    """
 
     def __init__(self, client: Any, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
@@ -56,10 +77,16 @@ class Outbox:
         return self._queue_send("copy_message", args, key, None)
 
     def edit(self, chat_id: Any, message_id: int, text: str, *, parse_mode: str | None = None,
-             reply_markup: Any = None) -> Future:
-        """Queue an edit, replacing any pending edit of the same message."""
+             reply_markup: Any = None, priority: str | None = None) -> Future:
+        """Queue an edit, replacing any pending edit of the same message.
+
+        ``priority="low"`` (progress edits): sent only when a bot-wide slot is
+        free at once; otherwise it stays queued, coalesced with newer edits.
+        """
         args = {"chat_id": chat_id, "message_id": message_id, "text": text,
                 "parse_mode": parse_mode, "reply_markup": reply_markup}
+        if priority is not None:
+            args["priority"] = priority
         with self._cond:
             if (chat_id, message_id) in self._replacing:
                 # The message is about to be replaced and deleted: editing it is waste.
@@ -78,21 +105,20 @@ class Outbox:
             return len(self._pending)
 
     def flush(self, deadline: float | None = None, wait: bool = True) -> None:
-        """Run pending ops in (priority, queued_at) order; wait=False runs only ready ones."""
+        """Run pending ops in (priority, queued_at) order until deadline; wait=False runs only ready ones."""
+        deadline = self._bound(deadline)
         if not self._run_lock.acquire(timeout=self._lock_timeout(deadline)):
             return
         try:
             while True:
                 now = self._clock()
-                if deadline is not None and now >= deadline:
+                if deadline - now < MIN_ATTEMPT_SECONDS:
                     return
-                op, wake_at = self._take_ready(now)
+                op, wake_at = self._take_ready(now, deadline - now)
                 if op is not None:
                     self._execute(op, deadline)
                     continue
-                if not wait or wake_at is None:
-                    return
-                if deadline is not None and wake_at > deadline:
+                if not wait or wake_at is None or wake_at > deadline:
                     return
                 self._sleep(wake_at - now)
         finally:
@@ -110,12 +136,13 @@ class Outbox:
 
     def close(self, deadline: float | None = None) -> None:
         """Stop the worker after a final flush bounded by deadline; fail what is left."""
+        deadline = self._bound(deadline)
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
             worker = self._worker
         if worker is not None and worker is not threading.current_thread():
-            worker.join(timeout=None if deadline is None else self._lock_timeout(deadline))
+            worker.join(timeout=self._lock_timeout(deadline))
         self.flush(deadline, wait=True)
         with self._cond:
             self._closed = True
@@ -158,8 +185,8 @@ class Outbox:
         self._cond.notify_all()
         return op.future
 
-    def _take_ready(self, now: float) -> tuple[Op | None, float | None]:
-        """Pop the best op ready at ``now``; else return when the next one will be."""
+    def _take_ready(self, now: float, room: float) -> tuple[Op | None, float | None]:
+        """Pop the best op ready at ``now`` that fits ``room`` seconds; else when the next one will be."""
         with self._cond:
             best: Op | None = None
             wake_at: float | None = None
@@ -167,6 +194,8 @@ class Outbox:
                 if op.future.cancelled():
                     del self._pending[key]
                     continue
+                if op.kind == "send" and room < SEND_MIN_SECONDS:
+                    continue  # left for a later flush with more time
                 ready = self._ready_at(op)
                 if ready <= now:
                     if best is None or op.order() < best.order():
@@ -188,9 +217,12 @@ class Outbox:
     def _execute(self, op: Op, deadline: float | None) -> None:
         """Make the call for one op and settle its future."""
         try:
-            result = getattr(self._client, op.fn)(**op.args, deadline=deadline)
+            result = getattr(self._client, op.fn)(**op.args, deadline=deadline, hard_deadline=True)
         except RetryAfter as exc:
             self._requeue(op, exc.retry_after)
+            return
+        except (NetworkError, UnknownOutcome) as exc:
+            self._retry_later(op, exc)
             return
         except TelegramError as exc:
             if op.kind == "edit" and is_not_modified(exc):
@@ -216,6 +248,20 @@ class Outbox:
                 args = {"chat_id": op.chat_id, "message_id": op.replaces}
                 self._put(("delete", op.chat_id, op.replaces), "delete", "delete_message", args)
         resolve(op.future, result)
+
+    def _retry_later(self, op: Op, exc: TelegramError) -> None:
+        """Requeue a write that failed without a verdict, unless that could duplicate it."""
+        op.attempts += 1
+        if isinstance(exc, UnknownOutcome) and op.kind == "send":
+            # The message may have arrived: a second copy is worse than none.
+            log.warning("outbox %s chat=%s may have been delivered: %s", op.fn, op.chat_id, exc)
+            self._finish(op, None)
+        elif op.attempts >= MAX_ATTEMPTS:
+            log.info("outbox %s chat=%s dropped after %d attempts: %s", op.fn, op.chat_id,
+                     op.attempts, exc)
+            self._finish(op, None)
+        else:
+            self._requeue(op, TRANSIENT_RETRY_SECONDS)
 
     def _requeue(self, op: Op, retry_after: float) -> None:
         """Put an op back after a 429 unless a newer op for its key has arrived."""
@@ -252,9 +298,11 @@ class Outbox:
         earliest = min(self._ready_at(op) for op in self._pending.values())
         return max(0.0, earliest - now)
 
-    def _lock_timeout(self, deadline: float | None) -> float:
-        """Return a lock/join timeout in seconds for a deadline (-1 means forever)."""
-        if deadline is None:
-            return -1
+    def _bound(self, deadline: float | None) -> float:
+        """Return the deadline, or the default bound when the caller gave none."""
+        return self._clock() + DEFAULT_FLUSH_SECONDS if deadline is None else deadline
+
+    def _lock_timeout(self, deadline: float) -> float:
+        """Return a lock/join timeout in seconds for a deadline."""
         return max(0.0, deadline - self._clock())
 
