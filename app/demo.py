@@ -103,12 +103,17 @@ def shape_audience(sim: SimulatorServer, ids: list[int], rng: random.Random) -> 
     return blocked, told
 
 
-def last_bot_message(sim: SimulatorServer, needle: str) -> int:
-    """Return the id of the newest message to the admin whose buttons contain needle."""
+def last_bot_button(sim: SimulatorServer, action: str) -> tuple[int, str]:
+    """Return (message id, callback data) of the newest button to the admin for action ("w.aud:all").
+
+    Wizard buttons carry their draft's token after the action, so the data is read off the button.
+    """
     for d in reversed(sim.deliveries(chat_id=ADMIN)):
-        if needle in str(d.get("reply_markup")):
-            return d["message_id"]
-    raise RuntimeError(f"the bot never offered {needle!r}; deliveries: {sim.deliveries(chat_id=ADMIN)[-3:]}")
+        for row in (d.get("reply_markup") or {}).get("inline_keyboard", []):
+            for button in row:
+                if button.get("callback_data", "").startswith(action + ":"):
+                    return d["message_id"], button["callback_data"]
+    raise RuntimeError(f"the bot never offered {action!r}; deliveries: {sim.deliveries(chat_id=ADMIN)[-3:]}")
 
 
 def run_wizard(sim: SimulatorServer) -> int:
@@ -122,11 +127,12 @@ def run_wizard(sim: SimulatorServer) -> int:
     send(U.message_update(ADMIN, "/broadcast", first_name="Admin"))
     send(U.message_update(ADMIN, TEXT, first_name="Admin"))
     send(U.message_update(ADMIN, "دانلود | https://example.com/update-pack", first_name="Admin"))
-    send(U.callback_update(ADMIN, "w.aud:all", ADMIN, last_bot_message(sim, "w.aud:all")))
+    audience_on, audience = last_bot_button(sim, "w.aud:all")
+    send(U.callback_update(ADMIN, audience, ADMIN, audience_on))
     say("   admin confirms; the request answers the tap at once and runs a few bounded pumps…")
-    confirm_on = last_bot_message(sim, "w.confirm")
+    confirm_on, confirm = last_bot_button(sim, "w.confirm")
     mark = len(sim.deliveries())
-    send(U.callback_update(ADMIN, "w.confirm", ADMIN, confirm_on))
+    send(U.callback_update(ADMIN, confirm, ADMIN, confirm_on))
     return mark
 
 
@@ -183,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         say("3. The admin runs the broadcast wizard: /broadcast → message → button → audience → confirm")
         t0 = time.monotonic()
         sim_mark = run_wizard(sim)
-        say(f"4. Cron calls /internal/pump every tick ({args.tick} s here; 50 s on cPanel):")
+        say(f"4. Cron calls /internal/pump every tick ({args.tick} s here; 57 s on cPanel):")
         st = drain_like_cron(app, base, args.tick)
         took = time.monotonic() - t0
         # The broadcast copies the admin's message; the admin is a user too.

@@ -19,7 +19,7 @@ def on_continue(ctx: BotContext, job_id: int) -> None:
         return
     ctx.answer("cb_working")
     ctx.after_commit(lambda: runner.run_interactive(
-        job_id, settings=ctx.settings, client=ctx.client, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang))
+        job_id, settings=ctx.settings, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang))
 
 
 def on_cancel_job(ctx: BotContext, job_id: int) -> None:

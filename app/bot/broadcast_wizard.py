@@ -2,12 +2,18 @@
 
 The state lives in admin_states (Passenger runs several processes); the router
 has already checked admin rights before any function here runs.
+
+Every button is bound to what is on screen: "no button" and the audience
+buttons carry the draft's random id (new on each /broadcast), confirm and
+abort carry the preview's id (new on each preview). Both ids live in the
+state's JSON draft; a press whose id is not the current one changes nothing.
 """
 from __future__ import annotations
 
 import logging
 
 from app.bot import drafts, keyboards
+from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.services import admins
 from app.services.broadcast import jobs, runner
@@ -15,36 +21,41 @@ from app.services.broadcast import jobs, runner
 log = logging.getLogger(__name__)
 STEP_MESSAGE, STEP_BUTTON = "wiz:message", "wiz:button"
 STEP_AUDIENCE, STEP_PREVIEW = "wiz:audience", "wiz:preview"
+DRAFT_ID, PREVIEW_ID = "draft_id", "preview_id"
 STAR_PER_MESSAGE = 0.1
 
 
 def on_broadcast(ctx: BotContext) -> None:
-    """Start (or restart) the wizard: ask for the message to broadcast."""
-    admins.set_state(ctx.user_id, STEP_MESSAGE, {})
+    """Start (or restart) the wizard with a new draft id: ask for the message to broadcast."""
+    admins.set_state(ctx.user_id, STEP_MESSAGE, {DRAFT_ID: new_token()})
     ctx.reply("wiz_send_message")
 
 
 def on_input(ctx: BotContext, step: str, draft: dict) -> None:
     """Take the admin's message for the current step."""
+    if not draft.get(DRAFT_ID):
+        # A draft begun before drafts had ids: give it one so its new buttons are bound.
+        draft = {**draft, DRAFT_ID: new_token()}
+        admins.set_state(ctx.user_id, step, draft)
     if step == STEP_MESSAGE:
-        take_message(ctx)
+        take_message(ctx, draft)
     elif step == STEP_BUTTON:
         take_button(ctx, draft)
     elif step == STEP_AUDIENCE:
-        ctx.reply("wiz_choose_audience", keyboards.audience(ctx.lang, jobs.audience_counts()))
+        ctx.reply("wiz_choose_audience", keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID]))
     else:
         ctx.reply("wiz_use_buttons")
 
 
-def take_message(ctx: BotContext) -> None:
+def take_message(ctx: BotContext, draft: dict) -> None:
     """Keep a reference to the admin's message (it is copied, never re-typed), then ask for a button."""
     try:
         content = drafts.copy_draft(ctx.update.message)
     except drafts.DraftError as exc:
         ctx.reply(exc.key, **exc.values)
         return
-    admins.set_state(ctx.user_id, STEP_BUTTON, {"content": content})
-    ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang))
+    admins.set_state(ctx.user_id, STEP_BUTTON, {DRAFT_ID: draft[DRAFT_ID], "content": content})
+    ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft[DRAFT_ID]))
 
 
 def take_button(ctx: BotContext, draft: dict) -> None:
@@ -57,40 +68,63 @@ def take_button(ctx: BotContext, draft: dict) -> None:
     to_audience(ctx, {**draft, "button_text": label, "button_url": url})
 
 
-def on_no_button(ctx: BotContext, _arg: object) -> None:
-    """Skip the link button."""
+def current_draft(ctx: BotContext, steps: tuple[str, ...], key: str, token: str) -> dict | None:
+    """Return the draft a button belongs to, or answer why the press is refused and return None."""
     state = admins.get_state(ctx.user_id)
-    if state is None or state[0] != STEP_BUTTON:
+    if state is None:
         ctx.answer("wiz_expired")
+        return None
+    step, draft = state
+    if draft.get(key) != token:
+        # A button under an older draft or preview: never let it act on what is current now.
+        log.info("wizard button of an old %s refused", key)
+        ctx.answer("wiz_stale", alert=True)
+        return None
+    if step not in steps:
+        ctx.answer("wiz_expired")
+        return None
+    return draft
+
+
+def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
+    """Skip the link button."""
+    draft = current_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
+    if draft is None:
         return
     ctx.answer()
-    to_audience(ctx, {**state[1], "button_text": None, "button_url": None})
+    to_audience(ctx, {**draft, "button_text": None, "button_url": None})
 
 
 def to_audience(ctx: BotContext, draft: dict) -> None:
     """Move to the audience step and offer each audience with its size."""
     admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
-    ctx.reply("wiz_choose_audience", keyboards.audience(ctx.lang, jobs.audience_counts()))
+    ctx.reply("wiz_choose_audience", keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID]))
 
 
-def on_audience(ctx: BotContext, audience: str) -> None:
-    """Choose the audience and show the preview; an empty audience keeps the admin on this step."""
-    state = admins.get_state(ctx.user_id)
-    if state is None or state[0] not in (STEP_AUDIENCE, STEP_PREVIEW):
-        ctx.answer("wiz_expired")
+def on_audience(ctx: BotContext, token: str, audience: str) -> None:
+    """Choose the audience and show a new preview; an empty audience keeps the admin on this step."""
+    state = current_draft(ctx, (STEP_AUDIENCE, STEP_PREVIEW), DRAFT_ID, token)
+    if state is None:
         return
-    draft = {k: v for k, v in state[1].items() if k != "audience"}
+    draft = without_preview(state)
     count = jobs.audience_counts()[audience]
     if count == 0:
         admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
         ctx.answer("wiz_empty_audience", alert=True)
         return
-    admins.set_state(ctx.user_id, STEP_PREVIEW, {**draft, "audience": audience})
+    # A new preview id: confirm under any earlier preview (another audience on screen) expires.
+    preview_id = new_token()
+    admins.set_state(ctx.user_id, STEP_PREVIEW, {**draft, "audience": audience, PREVIEW_ID: preview_id})
     ctx.answer()
-    send_preview(ctx, draft, audience, count)
+    send_preview(ctx, draft, audience, count, preview_id)
 
 
-def send_preview(ctx: BotContext, draft: dict, audience: str, count: int) -> None:
+def without_preview(draft: dict) -> dict:
+    """Return the draft without its audience choice and preview id."""
+    return {k: v for k, v in draft.items() if k not in ("audience", PREVIEW_ID)}
+
+
+def send_preview(ctx: BotContext, draft: dict, audience: str, count: int, preview_id: str) -> None:
     """Copy the message to the admin exactly as users will get it, then the confirm question."""
     content = draft["content"]
     ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
@@ -99,15 +133,20 @@ def send_preview(ctx: BotContext, draft: dict, audience: str, count: int) -> Non
     if ctx.settings["broadcast_paid_enabled"]:
         paid = ctx.text("wiz_paid_line", stars=f"{count * STAR_PER_MESSAGE:.1f}",
                         cap=ctx.settings["broadcast_paid_max_messages"])
-    ctx.reply("wiz_preview", keyboards.confirm(ctx.lang), audience=ctx.text(f"aud_name_{audience}"),
+    ctx.reply("wiz_preview", keyboards.confirm(ctx.lang, preview_id), audience=ctx.text(f"aud_name_{audience}"),
               count=count, paid=paid)
 
 
-def on_confirm(ctx: BotContext, _arg: object) -> None:
-    """Take the draft (exactly once, even for a double tap), answer at once, start the job after commit."""
-    draft = admins.take_state(ctx.user_id, STEP_PREVIEW)
+def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
+    """Take this preview's draft (exactly once, even for a double tap), answer at once, start the job after commit."""
+    draft = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={PREVIEW_ID: token})
     if draft is None:
-        ctx.answer("wiz_expired")
+        state = admins.get_state(ctx.user_id)
+        if state is not None and state[1].get(PREVIEW_ID) != token:
+            log.info("confirm under an old preview refused")
+            ctx.answer("wiz_stale", alert=True)
+        else:
+            ctx.answer("wiz_expired")
         return
     ctx.answer("cb_working")
     ctx.after_commit(lambda: start_job(ctx, draft))
@@ -124,20 +163,22 @@ def start_job(ctx: BotContext, draft: dict) -> None:
     except ValueError as exc:
         # Nothing was created (EmptyAudience is a ValueError): let the admin choose again.
         ctx.end_transaction()
-        admins.restore_state(ctx.user_id, STEP_AUDIENCE, {k: v for k, v in draft.items() if k != "audience"})
+        admins.restore_state(ctx.user_id, STEP_AUDIENCE, without_preview(draft))
         if isinstance(exc, jobs.EmptyAudience):
-            ctx.reply("wiz_empty_audience", keyboards.audience(ctx.lang, jobs.audience_counts()))
+            ctx.reply("wiz_empty_audience", keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID]))
         else:
             ctx.reply("wiz_create_failed", error=str(exc))
         return
     job_id = job.id
     ctx.end_transaction()
-    runner.run_interactive(job_id, settings=ctx.settings, client=ctx.client, outbox=ctx.outbox,
+    runner.run_interactive(job_id, settings=ctx.settings, outbox=ctx.outbox,
                            chat_id=ctx.chat_id, lang=ctx.lang)
 
 
-def on_abort(ctx: BotContext, _arg: object) -> None:
-    """Drop the draft at any step."""
+def on_abort(ctx: BotContext, token: str, _arg: object) -> None:
+    """Drop the draft shown in this preview (an older preview's abort leaves a newer draft alone)."""
+    if current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token) is None:
+        return
     if not admins.clear_state(ctx.user_id):
         ctx.answer("wiz_expired")
         return

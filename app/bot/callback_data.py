@@ -2,10 +2,13 @@
 
 Telegram returns whatever string we put on a button, but a client can send
 any string at all, so anything that does not parse exactly is rejected.
+Wizard buttons also carry the token of the draft (or preview) they belong to,
+so a button under an old message can never act on a newer draft.
 """
 from __future__ import annotations
 
 import re
+import secrets
 from typing import NamedTuple
 
 from app.models.broadcast import AUDIENCES
@@ -14,27 +17,35 @@ from app.settings_schema import DEFS
 MAX_BYTES = 64  # Telegram's own limit on callback_data
 MAX_ID = 2**62
 _ID = re.compile(r"[1-9][0-9]{0,18}", re.ASCII)
+TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
 
-# prefix -> (action, argument kind); None means the data carries no argument.
-SPEC: dict[str, tuple[str, str | None]] = {
-    "w.continue": ("continue", "id"),
-    "w.cancel_job": ("cancel_job", "id"),
-    "w.pause": ("pause", "id"),
-    "w.resume": ("resume", "id"),
-    "w.aud": ("aud", "audience"),
-    "w.no_button": ("no_button", None),
-    "w.confirm": ("confirm", None),
-    "w.abort": ("abort", None),
-    "s.edit": ("edit_setting", "setting"),
+# prefix -> (action, argument kind, carries a draft token); kind None means no argument.
+SPEC: dict[str, tuple[str, str | None, bool]] = {
+    "w.continue": ("continue", "id", False),
+    "w.cancel_job": ("cancel_job", "id", False),
+    "w.pause": ("pause", "id", False),
+    "w.resume": ("resume", "id", False),
+    "w.aud": ("aud", "audience", True),
+    "w.no_button": ("no_button", None, True),
+    "w.confirm": ("confirm", None, True),
+    "w.abort": ("abort", None, True),
+    "s.edit": ("edit_setting", "setting", False),
 }
-PREFIX_OF = {action: prefix for prefix, (action, _) in SPEC.items()}
+PREFIX_OF = {action: prefix for prefix, (action, _, _) in SPEC.items()}
 
 
 class Callback(NamedTuple):
-    """A parsed button press: what to do, and to which job / audience / setting."""
+    """A parsed button press: what to do, to which job / audience / setting, and for which draft."""
 
     action: str
     arg: int | str | None = None
+    token: str | None = None
+
+
+def new_token() -> str:
+    """Return a fresh random draft/preview token (8 URL-safe characters)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
 def _parse_id(raw: str) -> int | None:
@@ -53,24 +64,31 @@ _ARGS = {
 
 
 def parse(data: object) -> Callback | None:
-    """Parse callback data such as "w.continue:12" -> ("continue", 12); None if malformed."""
+    """Parse callback data such as "w.continue:12" or "w.aud:all:Ab3_x9Kq"; None if malformed."""
     if not isinstance(data, str) or not data or len(data.encode("utf-8")) > MAX_BYTES:
         return None
-    prefix, sep, raw = data.partition(":")
+    prefix, *parts = data.split(":")
     spec = SPEC.get(prefix)
     if spec is None:
         return None
-    action, kind = spec
-    if kind is None:
-        return Callback(action) if not sep else None
-    arg = _ARGS[kind](raw) if sep else None
-    return None if arg is None else Callback(action, arg)
+    action, kind, bound = spec
+    if len(parts) != (kind is not None) + bound:
+        return None
+    arg = token = None
+    if kind is not None:
+        arg = _ARGS[kind](parts[0])
+        if arg is None:
+            return None
+    if bound:
+        token = parts[-1]
+        if not _TOKEN.fullmatch(token):
+            return None
+    return Callback(action, arg, token)
 
 
-def build(action: str, arg: int | str | None = None) -> str:
+def build(action: str, arg: int | str | None = None, token: str | None = None) -> str:
     """Return the callback data for an action; the inverse of parse()."""
-    prefix = PREFIX_OF[action]
-    data = prefix if arg is None else f"{prefix}:{arg}"
-    if parse(data) != Callback(action, arg):
-        raise ValueError(f"cannot encode {action!r} with {arg!r}")
+    data = ":".join(str(part) for part in (PREFIX_OF[action], arg, token) if part is not None)
+    if parse(data) != Callback(action, arg, token):
+        raise ValueError(f"cannot encode {action!r} with {arg!r} and {token!r}")
     return data

@@ -5,11 +5,17 @@ Policy (issue 2):
   transaction as the handler's database effects, so both commit or neither.
   A duplicate id fails that insert (on MySQL a concurrent duplicate waits for
   the first delivery's commit) and the update is acknowledged as "duplicate".
-- A transient database failure rolls back and propagates: the webhook answers
-  503, nothing is recorded, and Telegram delivers the update again later.
-- Any other exception is a bug in a handler: it is logged, its effects are
-  rolled back, the update_id alone is recorded and the webhook answers 200,
-  so one poisoned update cannot jam the queue.
+- An update whose user or chat ids are not plain integers in range (`true`,
+  `1001.0`, `0`, a negative user id, 2**70) is ignored before anything
+  touches the database (app/bot/update_ids.py): 200, logged, nothing stored.
+- A database outage (app/bot/outage.py: lost or refused connection, locked
+  SQLite file, lock timeout...) rolls back and propagates: the webhook
+  answers 503, nothing is recorded, and Telegram delivers the update again.
+- Any other exception (a data error the update caused, such as MariaDB's
+  1364, or a bug in a handler) is logged, its effects are rolled back, the
+  update_id alone is recorded and the webhook answers 200, so one poisoned
+  update cannot jam the queue. If even that record fails, the database is
+  what is broken: the error propagates and the webhook answers 503.
 - Telegram I/O happens only after commit (BotContext.finish): no transaction
   is ever held open across an HTTP call.
 """
@@ -18,21 +24,13 @@ from __future__ import annotations
 import logging
 
 from flask import current_app
-from sqlalchemy.exc import (
-    DataError,
-    DBAPIError,
-    DisconnectionError,
-    IntegrityError,
-    InterfaceError,
-    NotSupportedError,
-    OperationalError,
-    ProgrammingError,
-)
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from telegram import Update
 
 from app.bot import router
 from app.bot.context import BotContext
+from app.bot.outage import error_code, is_outage
+from app.bot.update_ids import bad_id
 from app.extensions import db
 from app.services import telegram_factory, updates
 from app.services.settings import load_settings
@@ -40,12 +38,14 @@ from app.texts import lang_of
 
 log = logging.getLogger(__name__)
 HANDLED, DUPLICATE, IGNORED, ERROR = "handled", "duplicate", "ignored", "error"
-# A DBAPIError of these kinds is the handler's fault, not the database being away.
-_BUG_KINDS = (IntegrityError, DataError, ProgrammingError, NotSupportedError)
 
 
 def process_update(data: dict) -> str:
     """Process one update and return "handled", "duplicate", "ignored" or "error"."""
+    where = bad_id(data)
+    if where is not None:
+        log.warning("update %s ignored: %s is not a valid id", data.get("update_id"), where)
+        return IGNORED
     update = parse_update(data)
     if update is None:
         return IGNORED
@@ -69,9 +69,13 @@ def process_update(data: dict) -> str:
         db.session.commit()
     except Exception as exc:
         db.session.rollback()
-        if is_transient(exc):
+        if is_outage(exc):
             raise
-        log.exception("update %s: handler failed; recorded as processed", update.update_id)
+        if isinstance(exc, DBAPIError):
+            # The update's own data (one line: the driver's text may quote it, and the SQL its values).
+            log.warning("update %s: data error (%s); recorded as processed", update.update_id, error_code(exc))
+        else:
+            log.exception("update %s: handler failed; recorded as processed", update.update_id)
         updates.record_alone(update.update_id)
         if ctx is not None:
             ctx.abandon()
@@ -120,11 +124,3 @@ def build_context(update: Update, data: dict) -> BotContext:
         lang=lang_of(user.language_code if user else None),
     )
 
-
-def is_transient(exc: BaseException) -> bool:
-    """Tell whether exc means the database is unavailable rather than a bug."""
-    if isinstance(exc, (OperationalError, InterfaceError, PoolTimeout, DisconnectionError)):
-        return True
-    if isinstance(exc, DBAPIError):
-        return exc.connection_invalidated or not isinstance(exc, _BUG_KINDS)
-    return False

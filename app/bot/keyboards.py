@@ -15,19 +15,21 @@ def admin_menu(lang: str) -> dict:
     return ReplyKeyboardMarkup(rows, resize_keyboard=True, is_persistent=True).to_dict()
 
 
-def no_button(lang: str) -> dict:
-    """Return the "no button" choice of the wizard's button step."""
-    return _inline([[(t("btn_no_button", lang), build("no_button"))]])
+def no_button(lang: str, draft_id: str) -> dict:
+    """Return the "no button" choice of the wizard's button step, bound to its draft."""
+    return _inline([[(t("btn_no_button", lang), build("no_button", token=draft_id))]])
 
 
-def audience(lang: str, counts: dict[str, int]) -> dict:
-    """Return one button per audience, each labelled with its size."""
-    return _inline([[(t(f"aud_{name}", lang, count=counts.get(name, 0)), build("aud", name))] for name in AUDIENCES])
+def audience(lang: str, counts: dict[str, int], draft_id: str) -> dict:
+    """Return one button per audience, each labelled with its size and bound to the draft."""
+    return _inline([[(t(f"aud_{name}", lang, count=counts.get(name, 0)), build("aud", name, draft_id))]
+                    for name in AUDIENCES])
 
 
-def confirm(lang: str) -> dict:
-    """Return the preview's confirm / abort buttons."""
-    return _inline([[(t("btn_confirm", lang), build("confirm")), (t("btn_abort", lang), build("abort"))]])
+def confirm(lang: str, preview_id: str) -> dict:
+    """Return the preview's confirm / abort buttons, bound to this one preview."""
+    return _inline([[(t("btn_confirm", lang), build("confirm", token=preview_id)),
+                     (t("btn_abort", lang), build("abort", token=preview_id))]])
 
 
 def url_button(text: str | None, url: str | None) -> dict | None:

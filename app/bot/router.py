@@ -30,11 +30,14 @@ MENU_BUTTONS: dict[str, Handler] = {
     "menu_settings": admin_settings.on_settings,
 }
 # Every callback is an admin action; the router checks that before any of these runs.
-CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
+# Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
+DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     "no_button": broadcast_wizard.on_no_button,
     "aud": broadcast_wizard.on_audience,
     "confirm": broadcast_wizard.on_confirm,
     "abort": broadcast_wizard.on_abort,
+}
+CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "continue": broadcast_controls.on_continue,
     "cancel_job": broadcast_controls.on_cancel_job,
     "pause": broadcast_controls.on_pause,
@@ -130,4 +133,7 @@ def on_callback(ctx: BotContext) -> None:
         log.info("callback data refused: %r", (ctx.update.callback_query.data or "")[:80])
         ctx.answer("wiz_expired")
         return
-    CALLBACKS[parsed.action](ctx, parsed.arg)
+    if parsed.action in DRAFT_CALLBACKS:
+        DRAFT_CALLBACKS[parsed.action](ctx, parsed.token, parsed.arg)
+    else:
+        CALLBACKS[parsed.action](ctx, parsed.arg)

@@ -10,11 +10,6 @@ from app.extensions import db
 from app.models.user import CHANNEL_UNKNOWN, User
 
 
-def get_user(user_id: int) -> User | None:
-    """Return a user by Telegram id."""
-    return db.session.get(User, user_id)
-
-
 def is_admin_flag(user_id: int) -> bool:
     """Tell whether the users row marks this id as an admin."""
     flag = db.session.execute(select(User.is_admin).where(User.id == user_id)).scalar_one_or_none()

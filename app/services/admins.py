@@ -31,14 +31,16 @@ def clear_state(admin_id: int) -> bool:
     return admin_states.remove(admin_id)
 
 
-def take_state(admin_id: int, step: str) -> dict | None:
-    """Remove and return the draft if the admin is on step, else None.
+def take_state(admin_id: int, step: str, expect: dict | None = None) -> dict | None:
+    """Remove and return the draft if the admin is on step (and the draft holds expect), else None.
 
     The row is read FOR UPDATE and deleted in the caller's transaction, so of two
     concurrent takers (a double tap) exactly one gets the draft.
     """
     state = admin_states.load(admin_id, lock=True)
     if state is None or state[0] != step:
+        return None
+    if any(state[1].get(key) != value for key, value in (expect or {}).items()):
         return None
     admin_states.remove(admin_id)
     return state[1]

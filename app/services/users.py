@@ -25,6 +25,11 @@ class Profile:
     username: str | None = None
     language_code: str | None = None
 
+    def __post_init__(self) -> None:
+        # A last guard: `true` or 1001.0 must never become user 1 or 1001 (users.id is a signed BIGINT).
+        if type(self.id) is not int or not 0 < self.id < 2**63:
+            raise ValueError("a user id must be a positive integer within BIGINT")
+
     def columns(self) -> dict:
         """Return column values, cut to the column sizes (Telegram's own limits are lower)."""
         return {

@@ -12,6 +12,6 @@ def fast_telegram(simulator, monkeypatch):
     simulator.configure(per_chat_limits=False)
     telegram_factory.reset_clients()
     # No chat pacer at all: the client then skips per-chat waits and the outbox never defers.
-    monkeypatch.setattr(telegram_factory, "ChatPacer", lambda: None)
+    monkeypatch.setattr(telegram_factory, "SharedChatPacer", lambda *args, **kwargs: None)
     yield simulator
     telegram_factory.reset_clients()

@@ -1,22 +1,24 @@
 """The callback-data parser is pure and refuses anything it did not build."""
 import pytest
 
-from app.bot.callback_data import MAX_ID, Callback, build, parse
+from app.bot.callback_data import MAX_BYTES, MAX_ID, Callback, build, new_token, parse
+
+TOKEN = "Ab3_x9-Q"
 
 
 @pytest.mark.parametrize("data, expected", [
-    ("w.continue:12", ("continue", 12)),
-    ("w.cancel_job:7", ("cancel_job", 7)),
-    ("w.pause:1", ("pause", 1)),
-    ("w.resume:99", ("resume", 99)),
-    ("w.aud:all", ("aud", "all")),
-    ("w.aud:non_members", ("aud", "non_members")),
-    ("w.aud:members", ("aud", "members")),
-    ("w.no_button", ("no_button", None)),
-    ("w.confirm", ("confirm", None)),
-    ("w.abort", ("abort", None)),
-    ("s.edit:broadcast_batch_size", ("edit_setting", "broadcast_batch_size")),
-    (f"w.continue:{MAX_ID}", ("continue", MAX_ID)),
+    ("w.continue:12", ("continue", 12, None)),
+    ("w.cancel_job:7", ("cancel_job", 7, None)),
+    ("w.pause:1", ("pause", 1, None)),
+    ("w.resume:99", ("resume", 99, None)),
+    (f"w.aud:all:{TOKEN}", ("aud", "all", TOKEN)),
+    (f"w.aud:non_members:{TOKEN}", ("aud", "non_members", TOKEN)),
+    (f"w.aud:members:{TOKEN}", ("aud", "members", TOKEN)),
+    (f"w.no_button:{TOKEN}", ("no_button", None, TOKEN)),
+    (f"w.confirm:{TOKEN}", ("confirm", None, TOKEN)),
+    (f"w.abort:{TOKEN}", ("abort", None, TOKEN)),
+    ("s.edit:broadcast_batch_size", ("edit_setting", "broadcast_batch_size", None)),
+    (f"w.continue:{MAX_ID}", ("continue", MAX_ID, None)),
 ])
 def test_parses_every_known_action(data, expected):
     assert parse(data) == expected
@@ -30,6 +32,11 @@ def test_parses_every_known_action(data, expected):
     "w.continue:1:2", "w.aud:everyone", "w.aud:", "w.aud:ALL", "w.confirm:1", "w.no_button:x", "w.abort:",
     "w.delete:1", "x.continue:1", "W.CONFIRM", "s.edit:", "s.edit:nope", "s.edit:broadcast_batch_size:1",
     "w.confirm\n", "w.continue:" + "1" * 60, "w.aud:all" + "\x00",
+    # Wizard buttons need exactly one 8-character URL-safe token, in its place.
+    "w.aud:all", "w.no_button", "w.confirm", "w.abort", f"w.confirm:{TOKEN}:1", f"w.confirm:{TOKEN[:7]}",
+    f"w.confirm:{TOKEN}x", "w.confirm:Ab3_x9-!", "w.confirm:Ab3 x9-Q", f"w.aud:{TOKEN}", f"w.aud:{TOKEN}:all",
+    f"w.aud:everyone:{TOKEN}", f"w.no_button::{TOKEN}", f"w.continue:1:{TOKEN}", f"s.edit:broadcast_batch_size:{TOKEN}",
+    "w.confirm:ابجدهوزح", f"w.confirm:{TOKEN}\n",
 ])
 def test_refuses_malformed(data):
     assert parse(data) is None
@@ -48,4 +55,16 @@ def test_build_refuses_what_parse_would_refuse():
         build("aud", "everyone")
     with pytest.raises(KeyError):
         build("explode")
-    assert isinstance(parse("w.confirm"), Callback)
+    with pytest.raises(ValueError):
+        build("confirm", token="short")
+    assert isinstance(parse(f"w.confirm:{TOKEN}"), Callback)
+
+
+def test_fresh_tokens_round_trip_within_64_bytes():
+    tokens = {new_token() for _ in range(200)}
+    assert len(tokens) == 200
+    for token in tokens:
+        for name in ("all", "non_members", "members"):
+            data = build("aud", name, token)
+            assert parse(data) == ("aud", name, token) and len(data.encode()) <= MAX_BYTES
+        assert parse(build("confirm", token=token)) == ("confirm", None, token)

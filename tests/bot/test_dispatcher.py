@@ -1,14 +1,16 @@
 """The dispatcher's policy: once per update_id, 503 on outages, 200 on bugs, ignore the rest."""
+import sqlite3
 import threading
 import time
 from datetime import timedelta
 
+import pymysql
 import pytest
 from sqlalchemy.exc import DataError, IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from app import create_app
 from app.bot import router, start
-from app.bot.dispatcher import is_transient, process_update
+from app.bot.dispatcher import is_outage, process_update
 from app.clock import utcnow
 from app.extensions import db
 from app.models import ProcessedUpdate
@@ -82,8 +84,8 @@ def test_handler_bug_answers_200_and_records_the_update(client, simulator, monke
 
 
 def test_handler_bug_on_a_button_still_stops_the_spinner(client, simulator, monkeypatch):
-    monkeypatch.setitem(router.CALLBACKS, "abort", lambda ctx, arg: 1 / 0)
-    outcome_of(post_update(client, callback_update(ADMIN_ID, "w.abort", ADMIN_ID, 5, update_id=503)))
+    monkeypatch.setitem(router.DRAFT_CALLBACKS, "abort", lambda ctx, token, arg: 1 / 0)
+    outcome_of(post_update(client, callback_update(ADMIN_ID, "w.abort:Ab3_x9-Q", ADMIN_ID, 5, update_id=503)))
     assert [a["text"] for a in simulator.callback_answers()] == [None]
 
 
@@ -149,13 +151,24 @@ def test_database_down_raises_for_the_webhook_to_answer_503(simulator):
 
 
 def test_transient_classification():
+    """Only an unavailable database is transient; what the database refuses of one update is not."""
+    assert is_outage(OperationalError("s", {}, pymysql.err.OperationalError(2006, "MySQL server has gone away")))
+    assert is_outage(OperationalError("s", {}, pymysql.err.OperationalError(2013, "Lost connection")))
+    assert is_outage(OperationalError("s", {}, pymysql.err.OperationalError(1205, "Lock wait timeout")))
+    assert is_outage(InterfaceError("s", {}, pymysql.err.InterfaceError(0, "")))
+    assert is_outage(OperationalError("s", {}, sqlite3.OperationalError("database is locked")))
+    assert is_outage(OperationalError("s", {}, Exception("server has gone away")))
+    no_default = pymysql.err.OperationalError(1364, "Field 'id' doesn't have a default value")
+    assert not is_outage(OperationalError("s", {}, no_default))
+    # The text of a numbered error may quote the update's data: only the number counts.
+    assert not is_outage(OperationalError("s", {}, pymysql.err.OperationalError(
+        1292, "Truncated incorrect DOUBLE value: 'MySQL server has gone away'")))
     orig = Exception("x")
-    assert is_transient(OperationalError("s", {}, orig))
-    assert is_transient(InterfaceError("s", {}, orig))
-    assert not is_transient(IntegrityError("s", {}, orig))
-    assert not is_transient(DataError("s", {}, orig))
-    assert not is_transient(ProgrammingError("s", {}, orig))
-    assert not is_transient(RuntimeError())
+    assert not is_outage(OperationalError("s", {}, orig))
+    assert not is_outage(IntegrityError("s", {}, orig))
+    assert not is_outage(DataError("s", {}, orig))
+    assert not is_outage(ProgrammingError("s", {}, orig))
+    assert not is_outage(RuntimeError())
 
 
 def test_purge_processed_updates(app):

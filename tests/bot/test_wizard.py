@@ -9,7 +9,7 @@ from app.models.user import CHANNEL_MEMBER
 from app.services.settings import set_setting
 from app.simulator.updates import message_update
 from app.texts import t
-from tests.bot.wizard import all_jobs, last_answer, send, step_of, tap, texts_to
+from tests.bot.wizard import all_jobs, last_answer, press, send, step_of, tap, texts_to
 from tests.conftest import ADMIN_ID
 from tests.factories import admin_state, create_user, create_users, get_user, post_update
 
@@ -38,22 +38,23 @@ def test_text_message_with_button_to_everyone(client, simulator, audience):
     message = send(client, simulator, "📢 خبر مهم: نسخه‌ی ۲ منتشر شد 🎉")
     source_id = message["message"]["message_id"]
     assert step_of() == "wiz:button"
-    assert json.loads(admin_state(ADMIN_ID).draft)["content"] == {
-        "type": "copy", "from_chat_id": ADMIN_ID, "message_id": source_id}
+    draft = json.loads(admin_state(ADMIN_ID).draft)
+    assert draft["content"] == {"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source_id}
+    draft_id = draft["draft_id"]
     ask = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
     assert ask["text"] == t("wiz_ask_button")
-    assert keyboard_of(ask) == [[{"text": t("btn_no_button"), "callback_data": "w.no_button"}]]
+    assert keyboard_of(ask) == [[{"text": t("btn_no_button"), "callback_data": f"w.no_button:{draft_id}"}]]
 
     send(client, simulator, f"دانلود نسخه‌ی جدید | {URL}")
     choose = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
     assert choose["text"] == t("wiz_choose_audience")
     assert keyboard_of(choose) == [
-        [{"text": t("aud_all", count=4), "callback_data": "w.aud:all"}],
-        [{"text": t("aud_non_members", count=3), "callback_data": "w.aud:non_members"}],
-        [{"text": t("aud_members", count=1), "callback_data": "w.aud:members"}],
+        [{"text": t("aud_all", count=4), "callback_data": f"w.aud:all:{draft_id}"}],
+        [{"text": t("aud_non_members", count=3), "callback_data": f"w.aud:non_members:{draft_id}"}],
+        [{"text": t("aud_members", count=1), "callback_data": f"w.aud:members:{draft_id}"}],
     ]
 
-    tap(client, simulator, "w.aud:all")
+    press(client, simulator, "w.aud:all")
     assert last_answer(simulator)["text"] is None
     [preview_copy] = simulator.deliveries("copyMessage", ADMIN_ID)
     assert (preview_copy["from_chat_id"], preview_copy["source_message_id"]) == (ADMIN_ID, source_id)
@@ -61,11 +62,14 @@ def test_text_message_with_button_to_everyone(client, simulator, audience):
     assert keyboard_of(preview_copy) == [[{"text": "دانلود نسخه‌ی جدید", "url": URL}]]
     question = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
     assert question["text"] == t("wiz_preview", audience=t("aud_name_all"), count=4, paid="")
-    assert [b["callback_data"] for b in keyboard_of(question)[0]] == ["w.confirm", "w.abort"]
+    preview_id = json.loads(admin_state(ADMIN_ID).draft)["preview_id"]
+    assert preview_id != draft_id
+    assert [b["callback_data"] for b in keyboard_of(question)[0]] == [f"w.confirm:{preview_id}",
+                                                                      f"w.abort:{preview_id}"]
     assert step_of() == "wiz:preview"
     assert all_jobs() == []
 
-    tap(client, simulator, "w.confirm")
+    press(client, simulator, "w.confirm")
     assert last_answer(simulator)["text"] == t("cb_working")
     [job] = all_jobs()
     assert (job.audience, job.created_by, job.content_type) == ("all", ADMIN_ID, "copy")
@@ -82,7 +86,7 @@ def test_text_message_with_button_to_everyone(client, simulator, audience):
     assert simulator.stats()["duplicates"] == 0
 
     # A replayed (new update_id) confirm finds no draft: no second job.
-    tap(client, simulator, "w.confirm")
+    press(client, simulator, "w.confirm")
     assert last_answer(simulator)["text"] == t("wiz_expired")
     assert len(all_jobs()) == 1
 
@@ -92,16 +96,16 @@ def test_photo_with_caption_no_button_paid_preview(client, simulator, audience):
     send(client, simulator, t("menu_broadcast", "en"), language_code="en")
     assert texts_to(simulator) == [t("wiz_send_message", "en")]
     photo = send(client, simulator, photo=True, caption="عکس روز 📷", language_code="en")
-    tap(client, simulator, "w.no_button", language_code="en")
+    press(client, simulator, "w.no_button", language_code="en")
     assert texts_to(simulator)[-1] == t("wiz_choose_audience", "en")
-    tap(client, simulator, "w.aud:non_members", language_code="en")
+    press(client, simulator, "w.aud:non_members", language_code="en")
     [preview] = simulator.deliveries("copyMessage", ADMIN_ID)
     assert preview["photo"] == photo["message"]["photo"][-1]["file_id"]
     assert (preview["caption"], preview["reply_markup"]) == ("عکس روز 📷", None)
     paid = t("wiz_paid_line", "en", stars="0.3", cap=10000)
     assert texts_to(simulator)[-1] == t("wiz_preview", "en", audience=t("aud_name_non_members", "en"), count=3,
                                         paid=paid)
-    tap(client, simulator, "w.confirm", language_code="en")
+    press(client, simulator, "w.confirm", language_code="en")
     [job] = all_jobs()
     assert (job.audience, job.total_count, job.paid, job.button_text) == ("non_members", 3, True, None)
     assert sorted(d["chat_id"] for d in simulator.deliveries("copyMessage") if d["chat_id"] != ADMIN_ID) == [
@@ -155,9 +159,9 @@ def test_photo_at_the_button_step_is_refused(client, simulator, app):
 def test_empty_audience_keeps_the_audience_step(client, simulator, audience):
     send(client, simulator, "/broadcast")
     send(client, simulator, "hello")
-    tap(client, simulator, "w.no_button")
+    press(client, simulator, "w.no_button")
     block(5004)  # the only member: "members" is now empty
-    tap(client, simulator, "w.aud:members")
+    press(client, simulator, "w.aud:members")
     answer = last_answer(simulator)
     assert (answer["text"], answer["show_alert"]) == (t("wiz_empty_audience"), True)
     assert step_of() == "wiz:audience"
@@ -172,11 +176,11 @@ def block(user_id):
 def test_changing_the_audience_at_preview(client, simulator, audience):
     send(client, simulator, "/broadcast")
     send(client, simulator, "hello")
-    tap(client, simulator, "w.no_button")
-    tap(client, simulator, "w.aud:all")
-    tap(client, simulator, "w.aud:members")
+    press(client, simulator, "w.no_button")
+    press(client, simulator, "w.aud:all")
+    press(client, simulator, "w.aud:members")
     assert texts_to(simulator)[-1] == t("wiz_preview", audience=t("aud_name_members"), count=1, paid="")
-    tap(client, simulator, "w.confirm")
+    press(client, simulator, "w.confirm")
     [job] = all_jobs()
     assert (job.audience, job.total_count) == ("members", 1)
 
@@ -184,10 +188,10 @@ def test_changing_the_audience_at_preview(client, simulator, audience):
 def test_input_at_button_steps_gets_a_hint(client, simulator, audience):
     send(client, simulator, "/broadcast")
     send(client, simulator, "hello")
-    tap(client, simulator, "w.no_button")
+    press(client, simulator, "w.no_button")
     send(client, simulator, "all please")
     assert texts_to(simulator)[-1] == t("wiz_choose_audience")
-    tap(client, simulator, "w.aud:all")
+    press(client, simulator, "w.aud:all")
     send(client, simulator, "go")
     assert texts_to(simulator)[-1] == t("wiz_use_buttons")
     assert step_of() == "wiz:preview"
@@ -196,8 +200,8 @@ def test_input_at_button_steps_gets_a_hint(client, simulator, audience):
 @pytest.mark.parametrize("steps", [0, 1, 2, 3])
 def test_cancel_at_any_step(client, simulator, audience, steps):
     send(client, simulator, "/broadcast")
-    actions = [lambda: send(client, simulator, "hello"), lambda: tap(client, simulator, "w.no_button"),
-               lambda: tap(client, simulator, "w.aud:all")]
+    actions = [lambda: send(client, simulator, "hello"), lambda: press(client, simulator, "w.no_button"),
+               lambda: press(client, simulator, "w.aud:all")]
     for action in actions[:steps]:
         action()
     send(client, simulator, "/cancel")
@@ -211,12 +215,12 @@ def test_cancel_at_any_step(client, simulator, audience, steps):
 def test_abort_button(client, simulator, audience):
     send(client, simulator, "/broadcast")
     send(client, simulator, "hello")
-    tap(client, simulator, "w.no_button")
-    tap(client, simulator, "w.aud:all")
-    tap(client, simulator, "w.abort")
+    press(client, simulator, "w.no_button")
+    press(client, simulator, "w.aud:all")
+    press(client, simulator, "w.abort")
     assert texts_to(simulator)[-1] == t("wiz_aborted")
     assert step_of() is None
-    tap(client, simulator, "w.abort")
+    press(client, simulator, "w.abort")
     assert last_answer(simulator)["text"] == t("wiz_expired")
     send(client, simulator, "/cancel")
     assert texts_to(simulator)[-1] == t("nothing_to_cancel")
@@ -232,13 +236,13 @@ def test_stale_buttons_expire(client, simulator, audience):
 def test_concurrent_confirms_create_one_job(app, client, simulator, audience):
     send(client, simulator, "/broadcast")
     send(client, simulator, "hello")
-    tap(client, simulator, "w.no_button")
-    tap(client, simulator, "w.aud:all")
+    press(client, simulator, "w.no_button")
+    press(client, simulator, "w.aud:all")
     barrier = threading.Barrier(2)
 
     def confirm():
         barrier.wait(5)
-        tap(app.test_client(), simulator, "w.confirm")
+        press(app.test_client(), simulator, "w.confirm")
 
     threads = [threading.Thread(target=confirm) for _ in range(2)]
     for thread in threads:
@@ -254,10 +258,10 @@ def test_concurrent_confirms_create_one_job(app, client, simulator, audience):
 def test_audience_gone_at_confirm_returns_to_the_audience_step(client, simulator, audience):
     send(client, simulator, "/broadcast")
     send(client, simulator, "hello")
-    tap(client, simulator, "w.no_button")
-    tap(client, simulator, "w.aud:members")
+    press(client, simulator, "w.no_button")
+    press(client, simulator, "w.aud:members")
     block(5004)
-    tap(client, simulator, "w.confirm")
+    press(client, simulator, "w.confirm")
     assert last_answer(simulator)["text"] == t("cb_working")
     assert all_jobs() == []
     assert texts_to(simulator)[-1] == t("wiz_empty_audience")

@@ -8,7 +8,7 @@ from werkzeug.serving import make_server
 from app.services import telegram_factory
 from app.services.settings import load_settings
 from app.texts import t
-from tests.bot.wizard import all_jobs
+from tests.bot.wizard import all_jobs, buttons, offered
 from tests.conftest import ADMIN_ID, WEBHOOK_SECRET
 from tests.factories import create_users, get_user
 
@@ -43,11 +43,15 @@ def test_wizard_over_http_with_real_pacing(served):
     post(sim, "message", user_id=ADMIN_ID, text="📢 پیامرسانی همگانی")
     post(sim, "message", user_id=ADMIN_ID, photo=True, caption="جشنواره 🎁")
     post(sim, "message", user_id=ADMIN_ID, text="ورود | https://example.org")
-    keyboard_id = sim.deliveries("sendMessage", ADMIN_ID)[-1]["message_id"]
-    post(sim, "callback_query", user_id=ADMIN_ID, data="w.aud:all", message_chat_id=ADMIN_ID, message_id=keyboard_id)
-    preview_id = sim.deliveries("sendMessage", ADMIN_ID)[-1]["message_id"]
-    post(sim, "callback_query", user_id=ADMIN_ID, data="w.confirm", message_chat_id=ADMIN_ID, message_id=preview_id)
-    post(sim, "callback_query", user_id=ADMIN_ID, data="w.confirm", message_chat_id=ADMIN_ID, message_id=preview_id)
+    keyboard = offered(sim, "w.aud:all")
+    [data] = [d for d in buttons(keyboard) if d.startswith("w.aud:all:")]
+    post(sim, "callback_query", user_id=ADMIN_ID, data=data, message_chat_id=ADMIN_ID,
+         message_id=keyboard["message_id"])
+    preview = offered(sim, "w.confirm")
+    confirm = buttons(preview)[0]
+    for _ in range(2):  # a double tap
+        post(sim, "callback_query", user_id=ADMIN_ID, data=confirm, message_chat_id=ADMIN_ID,
+             message_id=preview["message_id"])
 
     [job] = all_jobs()
     assert (job.status, job.total_count, job.sent_count) == ("completed", 4, 4)  # the admin /started too

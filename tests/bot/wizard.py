@@ -49,3 +49,24 @@ def all_jobs() -> list[BroadcastJob]:
 def texts_to(sim, chat_id=ADMIN_ID) -> list[str]:
     """Return the texts of sendMessage deliveries to a chat."""
     return [d["text"] for d in sim.deliveries("sendMessage", chat_id)]
+
+
+def buttons(delivery: dict) -> list[str]:
+    """Return the callback data of every inline button of a delivered message."""
+    rows = (delivery.get("reply_markup") or {}).get("inline_keyboard", [])
+    return [b["callback_data"] for row in rows for b in row if "callback_data" in b]
+
+
+def offered(sim, action: str, user_id=ADMIN_ID) -> dict:
+    """Return the newest message to user_id with a button for action ("w.confirm", "w.aud:all", ...)."""
+    for delivery in reversed(sim.deliveries(chat_id=user_id)):
+        if any(data == action or data.startswith(action + ":") for data in buttons(delivery)):
+            return delivery
+    raise AssertionError(f"the bot never offered {action!r}")
+
+
+def press(client, sim, action: str, under: dict | None = None, user_id=ADMIN_ID, **kwargs) -> dict:
+    """Press the button for action under a message (the newest offering it by default), as a human would."""
+    under = under or offered(sim, action, user_id)
+    [data] = [d for d in buttons(under) if d == action or d.startswith(action + ":")]
+    return tap(client, sim, data, user_id=user_id, message_id=under["message_id"], **kwargs)

@@ -50,9 +50,20 @@ class Telegram:
             raise DeployError(f"the bot sent nothing to {chat_id}")
         return sent[-1]["message_id"]
 
-    def tap(self, data: str) -> None:
-        """Press a button under the bot's last message to the admin."""
-        self.post(callback_update(ADMIN_ID, data, ADMIN_ID, self.last_message_id(ADMIN_ID)))
+    def tap(self, action: str) -> None:
+        """Press the button for action ("w.aud:all") under the bot's last message to the admin.
+
+        Wizard buttons carry their draft's token after the action, so the data is read off the button.
+        """
+        sent = self.sim.deliveries("sendMessage", ADMIN_ID)
+        if not sent:
+            raise DeployError(f"the bot sent nothing to {ADMIN_ID}")
+        rows = (sent[-1].get("reply_markup") or {}).get("inline_keyboard", [])
+        data = [b["callback_data"] for row in rows for b in row
+                if b.get("callback_data", "").startswith(action + ":") or b.get("callback_data") == action]
+        if not data:
+            raise DeployError(f"the bot's last message offers no {action!r} button")
+        self.post(callback_update(ADMIN_ID, data[0], ADMIN_ID, sent[-1]["message_id"]))
 
     def broadcast_wizard(self, text: str) -> int:
         """Walk the admin's wizard to a confirmed broadcast; return the draft's message id."""
@@ -99,7 +110,7 @@ class Sql:
             "SELECT user_id, status FROM broadcast_job_items WHERE job_id = %s", job_id)}
 
     def age_lease(self, job_id: int) -> int:
-        """Expire a dead pump's lease now instead of waiting out its 55 s."""
+        """Expire a dead pump's lease now instead of waiting out its 30 s."""
         with self.conn.cursor() as cur:
             return cur.execute("UPDATE broadcast_jobs SET lease_expires_at = '2000-01-01 00:00:00' "
                                "WHERE id = %s AND lease_token IS NOT NULL", (job_id,))
