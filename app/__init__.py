@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import os
 
+import click
 from flask import Flask
 
-from app.config import ConfigError, engine_options, load_config, missing_secrets
+from app.config import ConfigError, database_password, engine_options, load_config, missing_secrets
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -30,14 +31,17 @@ def check_secrets(app: Flask) -> None:
     """Refuse to start in production without the secrets, naming what is missing."""
     missing = missing_secrets(app.config)
     if missing and not (app.testing or app.debug or app.config.get("ALLOW_MISSING_SECRETS")):
-        raise ConfigError("missing required environment variables: " + ", ".join(missing))
+        raise ConfigError("missing required environment variables: " + ", ".join(missing)
+                          + " (set them in cPanel > Setup Python App > Environment variables, "
+                          "or export them in this shell)")
 
 
 def configure_logger(app: Flask) -> None:
-    """Log to stderr with secrets redacted."""
+    """Log to stderr with secrets redacted (the database password among them)."""
     from app.logging_setup import configure_logging, register_secrets
 
-    register_secrets(app.config["TELEGRAM_BOT_TOKEN"], app.config["WEBHOOK_SECRET"], app.config["PUMP_TOKEN"])
+    register_secrets(app.config["TELEGRAM_BOT_TOKEN"], app.config["WEBHOOK_SECRET"], app.config["PUMP_TOKEN"],
+                     database_password(str(app.config["SQLALCHEMY_DATABASE_URI"])))
     configure_logging(app.config.get("LOG_LEVEL", "INFO"))
 
 
@@ -74,5 +78,9 @@ def register_errorhandlers(app: Flask) -> None:
 def register_commands(app: Flask) -> None:
     """Add the settings, telegram, broadcast and admin command groups."""
     from app.cli import register
+    from app.cli.errors import install_excepthook
 
     register(app)
+    if click.get_current_context(silent=True) is not None:
+        # Loaded by the flask CLI (never by Passenger or a test's create_app).
+        install_excepthook()

@@ -3,12 +3,22 @@ from __future__ import annotations
 
 import os
 
+import click
+from sqlalchemy.engine import make_url
+
 REQUIRED_SECRETS = ("TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET", "PUMP_TOKEN")
-SECRET_KEYS = REQUIRED_SECRETS
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# Characters no host name has: seen there, the URL was split at an @ inside the password.
+_NOT_IN_HOSTS = set("@#/?% ")
+PERCENT_ENCODE_HINT = ("percent-encode special characters in the user name and password "
+                       "(@ -> %40, # -> %23, / -> %2F, : -> %3A, % -> %25)")
 
 
-class ConfigError(RuntimeError):
-    """Raised when the app cannot start with the given configuration."""
+class ConfigError(click.ClickException):
+    """Raised when the app cannot start with the given configuration.
+
+    A ClickException, so the flask CLI prints its one line and exits 1, with no traceback.
+    """
 
 
 def parse_admin_ids(raw: str | None) -> frozenset[int]:
@@ -21,7 +31,8 @@ def parse_admin_ids(raw: str | None) -> frozenset[int]:
         try:
             ids.add(int(part))
         except ValueError:
-            raise ConfigError(f"ADMIN_IDS: {part!r} is not a Telegram user id") from None
+            raise ConfigError(f"ADMIN_IDS: {part!r} is not a Telegram user id; "
+                              "use numeric ids separated by commas, e.g. ADMIN_IDS=123456789,987654321") from None
     return frozenset(ids)
 
 
@@ -33,6 +44,45 @@ def parse_int(name: str, raw: str | None) -> int | None:
         return int(raw.strip())
     except ValueError:
         raise ConfigError(f"{name}: {raw!r} is not an integer") from None
+
+
+def parse_channel_id(raw: str | None) -> int | None:
+    """Parse MAIN_CHANNEL_ID, which must be the channel's numeric id, not its @username."""
+    try:
+        return parse_int("MAIN_CHANNEL_ID", raw)
+    except ConfigError:
+        raise ConfigError(f"MAIN_CHANNEL_ID: {raw.strip()!r} is not a numeric chat id; use the channel's "
+                          "id, which starts with -100 (e.g. MAIN_CHANNEL_ID=-1001234567890)") from None
+
+
+def parse_log_level(raw: str | None) -> str:
+    """Return LOG_LEVEL upper-cased, refusing names the logging module does not know."""
+    level = (raw or "INFO").strip().upper()
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"LOG_LEVEL: {raw!r} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def check_database_url(url: str) -> str:
+    """Return url if it parses cleanly; the error never repeats the URL, which holds the password."""
+    try:
+        parsed = make_url(url)  # a port that is not a number raises too
+    except Exception:
+        raise ConfigError(f"DATABASE_URL is not a valid database URL; {PERCENT_ENCODE_HINT}") from None
+    host = parsed.host or ""
+    if _NOT_IN_HOSTS & set(host) or (host and "@" in (parsed.database or "")):
+        # An unencoded @ in the password moved part of it into the host (or the database name).
+        raise ConfigError(f"DATABASE_URL: the host part is not a host name, so the password probably "
+                          f"contains @ or # unencoded; {PERCENT_ENCODE_HINT}")
+    return url
+
+
+def database_password(url: str) -> str | None:
+    """Return the password inside a database URL (to redact it), or None."""
+    try:
+        return make_url(url).password
+    except Exception:
+        return None
 
 
 def default_database_url(instance_path: str) -> str:
@@ -62,6 +112,7 @@ def load_config(instance_path: str, env: dict | None = None) -> dict:
     url = env.get("DATABASE_URL") or default_database_url(instance_path)
     if url.startswith("mysql://"):
         url = "mysql+pymysql://" + url[len("mysql://"):]
+    check_database_url(url)
     return {
         "SQLALCHEMY_DATABASE_URI": url,
         "SQLALCHEMY_ENGINE_OPTIONS": engine_options(url),
@@ -70,10 +121,10 @@ def load_config(instance_path: str, env: dict | None = None) -> dict:
         "WEBHOOK_SECRET": env.get("WEBHOOK_SECRET", ""),
         "PUMP_TOKEN": env.get("PUMP_TOKEN", ""),
         "ADMIN_IDS": parse_admin_ids(env.get("ADMIN_IDS")),
-        "MAIN_CHANNEL_ID": parse_int("MAIN_CHANNEL_ID", env.get("MAIN_CHANNEL_ID")),
+        "MAIN_CHANNEL_ID": parse_channel_id(env.get("MAIN_CHANNEL_ID")),
         "WEBHOOK_MAX_BODY_BYTES": parse_int("WEBHOOK_MAX_BODY_BYTES", env.get("WEBHOOK_MAX_BODY_BYTES")) or 1_000_000,
         "SECRET_KEY": env.get("SECRET_KEY") or os.urandom(16).hex(),
-        "LOG_LEVEL": env.get("LOG_LEVEL", "INFO"),
+        "LOG_LEVEL": parse_log_level(env.get("LOG_LEVEL")),
     }
 
 

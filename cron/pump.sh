@@ -76,7 +76,7 @@ else
   trap 'exit 1' HUP INT TERM
 fi
 
-out=$(curl --silent --show-error --connect-timeout 10 --max-time 55 \
+out=$(curl --silent --show-error --connect-timeout 10 --max-time 62 \
   --user-agent update-pack-pump/1 --request POST --data '' \
   --write-out '\n%{http_code}' --config - <<EOF
 url = "$url"

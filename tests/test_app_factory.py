@@ -23,7 +23,7 @@ def test_production_refuses_to_start_without_a_secret_and_names_it(clean_env, mi
             clean_env.setenv(name, value)
     with pytest.raises(ConfigError) as err:
         create_app()
-    assert str(err.value) == f"missing required environment variables: {missing}"
+    assert str(err.value).startswith(f"missing required environment variables: {missing} (set them in ")
 
 
 def test_all_missing_secrets_are_named_in_one_line(clean_env):
@@ -57,6 +57,40 @@ def test_bad_admin_ids_are_a_clear_error(raw, error):
 def test_bad_channel_id_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="MAIN_CHANNEL_ID"):
         load_config(str(tmp_path), {"MAIN_CHANNEL_ID": "@channel"})
+
+
+@pytest.mark.parametrize("raw", ["LOUD", "verbose", "5"])
+def test_unknown_log_level_is_a_clear_error(tmp_path, raw):
+    with pytest.raises(ConfigError, match=f"LOG_LEVEL: '{raw}' is not a log level; use one of DEBUG, INFO"):
+        load_config(str(tmp_path), {"LOG_LEVEL": raw})
+
+
+def test_log_level_is_case_insensitive(tmp_path):
+    assert load_config(str(tmp_path), {"LOG_LEVEL": " debug "})["LOG_LEVEL"] == "DEBUG"
+
+
+@pytest.mark.parametrize("password", ["s3cr@t#x9", "pZ@ssQ", "aQ@bW/cE@dR", "abZ#cQ@dW"])
+def test_unencoded_at_in_the_password_is_refused_without_showing_it(tmp_path, password):
+    with pytest.raises(ConfigError) as err:
+        load_config(str(tmp_path), {"DATABASE_URL": f"mysql+pymysql://upk:{password}@localhost/upk"})
+    assert "percent-encode" in str(err.value) and "@ -> %40" in str(err.value)
+    assert all(part not in str(err.value) for part in password.split("@"))
+
+
+@pytest.mark.parametrize("password", ["s3cr%40t%23x9", "plain", "p#ss", "a:b/c?d"])
+def test_encoded_or_harmless_passwords_are_accepted(tmp_path, password):
+    url = f"mysql+pymysql://upk:{password}@localhost:3306/upk?charset=utf8mb4"
+    assert load_config(str(tmp_path), {"DATABASE_URL": url})["SQLALCHEMY_DATABASE_URI"] == url
+
+
+def test_the_database_password_is_redacted_from_logs(clean_env):
+    from app.logging_setup import redact
+
+    for name, value in SECRETS.items():
+        clean_env.setenv(name, value)
+    clean_env.setenv("DATABASE_URL", "mysql+pymysql://upk:Db-Pa55-word%40x@localhost/upk")
+    create_app()
+    assert redact("connecting with Db-Pa55-word@x") == "connecting with [REDACTED]"
 
 
 def test_default_database_is_sqlite_in_the_instance_folder(tmp_path):

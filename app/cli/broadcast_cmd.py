@@ -5,6 +5,7 @@ import click
 from flask.cli import AppGroup
 
 from app.cli.common import CommandError, echo_json, render_table
+from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.validate import button_problem, text_problem
 from app.models.broadcast import AUDIENCES
@@ -17,8 +18,9 @@ from app.services.settings import load_settings
 MAX_ID = 2**63 - 1
 JOB_ID = click.IntRange(min=1, max=MAX_ID)
 TELEGRAM_ID = click.IntRange(min=-MAX_ID, max=MAX_ID)
+# NOT_SENT: what a cancelled job left unsent (its PENDING is 0: nothing more will go out).
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
-                 "created_at")
+                 "not_sent", "created_at")
 
 broadcast_group = AppGroup("broadcast", help="Create, watch, drive and clean up broadcast jobs.")
 broadcast_group.add_command(pump_command)
@@ -63,9 +65,10 @@ def create(audience, text, copy_from, message_id, button_text, button_url, creat
     if problem:
         raise click.UsageError(problem)
     try:
+        # lang: the pause reasons the engine writes for this job are read here, in English.
         job = jobs.create_job(audience=audience, created_by=created_by, content=content,
                               button_text=button_text, button_url=button_url and button_url.strip(),
-                              settings=load_settings())
+                              settings=load_settings(), lang="en")
     except jobs.EmptyAudience:
         raise CommandError(f"audience {audience!r} has no users; nothing to send", exit_code=2) from None
     except ValueError as exc:
@@ -78,7 +81,7 @@ def create(audience, text, copy_from, message_id, button_text, button_url, creat
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
 def list_jobs(as_json: bool, limit: int) -> None:
     """List the newest jobs."""
-    rows = [job_status(job) for job in jobs.list_jobs(limit=limit)]
+    rows = [english_status(job_status(job)) for job in jobs.list_jobs(limit=limit)]
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -91,7 +94,7 @@ def list_jobs(as_json: bool, limit: int) -> None:
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def status_cmd(job_id: int) -> None:
     """Print one job's counters, rate and ETA as JSON."""
-    echo_json(job_status(_existing_job(job_id)))
+    echo_json(english_status(job_status(_existing_job(job_id))))
 
 
 def _transition(job_id: int, verb: str, action) -> None:

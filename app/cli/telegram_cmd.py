@@ -7,10 +7,13 @@ from urllib.parse import urlsplit
 import click
 from flask import current_app
 from flask.cli import AppGroup
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.cli.common import CommandError, echo_json
+from app.extensions import db
 from app.services.settings import load_settings
 from app.services.telegram_factory import get_client
+from app.settings_schema import defaults
 from app.telegram.errors import TelegramError
 
 # Every update type a handler routes; membership updates must be asked for explicitly.
@@ -25,7 +28,13 @@ def _client():
     """Return the app's Telegram client, refusing when no token is configured."""
     if not current_app.config.get("TELEGRAM_BOT_TOKEN"):
         raise CommandError("TELEGRAM_BOT_TOKEN is not set")
-    return get_client(load_settings())
+    try:
+        settings = load_settings()
+    except SQLAlchemyError:
+        # Only the timeouts come from here: webhook commands work before `db upgrade` or with the database down.
+        db.session.rollback()
+        settings = defaults()
+    return get_client(settings)
 
 
 def _call(method: str, fn, *args, **kwargs):

@@ -5,6 +5,7 @@ from flask import Flask, jsonify, request
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
+from app.db_errors import describe
 from app.logging_setup import log_context
 
 log = logging.getLogger(__name__)
@@ -24,8 +25,9 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(DBAPIError)
     def database_error(exc: DBAPIError):
-        # Transient by nature (server gone, lock timeout): tell the caller to retry.
-        log.error("database unavailable: %s", type(exc.orig).__name__ if exc.orig else type(exc).__name__)
+        # Transient by nature (server gone, lock timeout): tell the caller to retry. The log says
+        # which kind (access denied, unknown database, unreachable, missing tables) and the fix.
+        log.error("answering 503: %s", describe(exc))
         return jsonify(ok=False, error="database unavailable, retry later"), 503
 
     @app.errorhandler(Exception)

@@ -1,24 +1,63 @@
-"""GET /healthz: the app and its database answer."""
+"""GET /healthz: the app answers, its database answers, and the schema is at the head migration."""
+from __future__ import annotations
+
+import functools
 import logging
 
-from flask import Blueprint, jsonify
+from alembic.script import ScriptDirectory
+from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.db_errors import MISSING_TABLES, UPGRADE, classify, describe
 from app.extensions import db
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger(__name__)
+NEWER_FIX = "deploy the code that matches the database, or restore the backup taken before the upgrade"
+
+
+@functools.cache
+def migration_revisions(directory: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Return (heads, every revision) of the migration scripts; they never change in a running process."""
+    script = ScriptDirectory(directory)
+    return frozenset(script.get_heads()), frozenset(rev.revision for rev in script.walk_revisions())
+
+
+def schema_revisions() -> frozenset[str]:
+    """Return the revisions the database says it is at (empty when it has no schema)."""
+    try:
+        rows = db.session.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        db.session.commit()
+    except SQLAlchemyError as exc:
+        db.session.rollback()
+        if classify(exc) == MISSING_TABLES:
+            return frozenset()
+        raise
+    return frozenset(rows)
+
+
+def _ids(revisions: frozenset[str]) -> str | None:
+    """Render revision ids for the answer ("0003"; several heads comma-separated)."""
+    return ",".join(sorted(revisions)) or None
 
 
 @bp.get("/healthz")
 def healthz():
-    """Answer 200 when the database answers a trivial query, 503 otherwise."""
+    """Answer 200 when the database answers at the head migration, 503 saying what to fix otherwise."""
+    heads, known = migration_revisions(current_app.extensions["migrate"].directory)
     try:
-        db.session.execute(text("SELECT 1"))
-        db.session.commit()
+        current = schema_revisions()
     except SQLAlchemyError as exc:
-        db.session.rollback()
-        log.warning("health check failed: %s", type(exc).__name__)
-        return jsonify(ok=False, database="unavailable"), 503
-    return jsonify(ok=True, database="ok")
+        log.warning("health check failed: %s", describe(exc))
+        return jsonify(ok=False, database="unavailable", reason=classify(exc)), 503
+    if current == heads:
+        return jsonify(ok=True, database="ok", schema=_ids(current))
+    if not current:
+        state, fix = "no schema", UPGRADE
+    elif current - known:
+        state, fix = "schema newer than the code", NEWER_FIX
+    else:
+        state, fix = "schema out of date", UPGRADE
+    log.warning("health check failed: %s (database at %s, code at %s); %s", state, _ids(current), _ids(heads), fix)
+    return jsonify(ok=False, database=state, schema=_ids(current), head=_ids(heads), fix=fix), 503

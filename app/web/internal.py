@@ -17,14 +17,20 @@ from app.web.auth import secret_matches
 
 bp = Blueprint("internal", __name__)
 log = logging.getLogger(__name__)
+HEADER_ONLY = ("unauthorized: send the token only in the header 'Authorization: Bearer <PUMP_TOKEN>' "
+               "(cron/pump.sh does); a token in the URL lands in the web server's access log, "
+               "so if that was the real token, change PUMP_TOKEN")
 
 
-def _given_token() -> str | None:
-    """Return the caller's token: the Bearer header first, then ?token= or a POST form field."""
+def _bearer_token() -> str | None:
+    """Return the token of an `Authorization: Bearer` header, or None."""
     scheme, _, value = (request.headers.get("Authorization") or "").partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return request.args.get("token") or (request.form.get("token") if request.method == "POST" else None)
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def _token_outside_header() -> bool:
+    """Tell whether the caller put a token in the query string or a form field (refused, whatever it is)."""
+    return "token" in request.args or (request.method == "POST" and "token" in request.form)
 
 
 def parse_seconds(raw: str | None, limit: int) -> int:
@@ -49,15 +55,18 @@ def _purge_processed_updates(keep_days: int) -> int | None:
 @bp.route("/internal/pump", methods=["GET", "POST"])
 def pump():
     """Run pump_all within the budget and answer per-job counters as JSON."""
-    # Checked before anything else, so a caller without the token learns nothing.
-    if not secret_matches(_given_token(), current_app.config.get("PUMP_TOKEN") or ""):
+    # Checked before anything else, so a caller without the token learns nothing. A token in
+    # the URL is refused before it is compared, so the answer never tells whether it was right.
+    if _token_outside_header():
+        return jsonify(ok=False, error=HEADER_ONLY), 401, {"WWW-Authenticate": "Bearer"}
+    if not secret_matches(_bearer_token(), current_app.config.get("PUMP_TOKEN") or ""):
         return jsonify(ok=False, error="unauthorized"), 401, {"WWW-Authenticate": "Bearer"}
     settings = load_settings()
     try:
         seconds = parse_seconds(request.values.get("seconds"), settings["cron_pump_seconds"])
     except ValueError as exc:
         return jsonify(ok=False, error=str(exc)), 400
-    context = log_context.set(request.path)  # the path only: a ?token= never reaches a log line
+    context = log_context.set(request.path)  # the path only: query strings never reach a log line
     try:
         started = time.monotonic()
         results = pump_mod.pump_all(seconds, settings=settings)

@@ -1,18 +1,91 @@
-"""GET /healthz answers for the app and its database."""
+"""GET /healthz: 200 only when the database answers at the head migration; 503 says what to fix."""
+import os
+import threading
+
+import pytest
+import requests
+from alembic.script import ScriptDirectory
+from flask_migrate import downgrade, upgrade
+from sqlalchemy import text
+from werkzeug.serving import make_server
+
 from app import create_app
+from app.extensions import db
 from tests import conftest
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HEAD = ScriptDirectory(os.path.join(ROOT, "migrations")).get_current_head()
+UPGRADE_HINT = "run `flask --app wsgi db upgrade`"
 
-def test_healthy(client):
-    response = client.get("/healthz")
+
+@pytest.fixture
+def fresh_app(empty_database, simulator):
+    """Yield an app on the fresh database (nothing migrated yet)."""
+    app = create_app(conftest.app_config(empty_database, simulator.base_url))
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def get_healthz(app) -> requests.Response:
+    """GET /healthz over real HTTP from the app served on a loopback port."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        return requests.get(f"http://127.0.0.1:{server.server_port}/healthz", timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def migrate(app, how, *args) -> None:
+    """Run a real Alembic command against the app's database."""
+    with app.app_context():
+        how(*args)
+        db.engine.dispose()
+
+
+def test_healthy_at_the_head_migration(app):
+    response = get_healthz(app)
     assert response.status_code == 200
-    assert response.get_json() == {"ok": True, "database": "ok"}
+    assert response.json() == {"ok": True, "database": "ok", "schema": HEAD}
 
 
-def test_database_down_is_503(simulator):
-    dead = create_app(conftest.app_config("sqlite:////nonexistent-dir/x/db.sqlite3", simulator.base_url))
-    with dead.app_context():
-        response = dead.test_client().get("/healthz")
+def test_an_empty_database_is_503_saying_to_run_db_upgrade(fresh_app):
+    response = get_healthz(fresh_app)
     assert response.status_code == 503
-    assert response.get_json() == {"ok": False, "database": "unavailable"}
-    assert conftest.TOKEN not in response.get_data(as_text=True)
+    assert response.json() == {"ok": False, "database": "no schema", "schema": None, "head": HEAD,
+                               "fix": UPGRADE_HINT}
+
+
+def test_the_same_database_is_200_once_migrated_and_503_one_revision_behind(fresh_app):
+    migrate(fresh_app, upgrade)
+    assert get_healthz(fresh_app).status_code == 200
+    migrate(fresh_app, downgrade, None, "-1")
+    response = get_healthz(fresh_app)
+    assert response.status_code == 503
+    body = response.json()
+    assert (body["database"], body["head"], body["fix"]) == ("schema out of date", HEAD, UPGRADE_HINT)
+    assert body["schema"] not in (None, HEAD)
+    migrate(fresh_app, upgrade)
+    assert get_healthz(fresh_app).status_code == 200
+
+
+def test_a_database_newer_than_the_code_is_503(fresh_app):
+    migrate(fresh_app, upgrade)
+    with fresh_app.app_context():
+        db.session.execute(text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
+        db.session.commit()
+    response = get_healthz(fresh_app)
+    assert response.status_code == 503
+    assert response.json()["database"] == "schema newer than the code"
+
+
+def test_database_down_is_503_and_says_which_kind(simulator):
+    dead = create_app(conftest.app_config("sqlite:////nonexistent-dir/x/db.sqlite3", simulator.base_url))
+    response = get_healthz(dead)
+    assert response.status_code == 503
+    assert response.json() == {"ok": False, "database": "unavailable", "reason": "cannot open the SQLite file"}
+    assert conftest.TOKEN not in response.text
