@@ -66,6 +66,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "wiz_aborted": {"fa": "ارسال همگانی لغو شد.", "en": "Broadcast cancelled."},
     "wiz_expired": {"fa": "این مرحله منقضی شده است؛ دوباره از منو شروع کنید.",
                     "en": "This step has expired; start again from the menu."},
+    "wiz_stale": {"fa": "⌛ این پیش‌نمایش منقضی شده است؛ از دکمه‌های آخرین پیام استفاده کنید.",
+                  "en": "⌛ This preview has expired; use the buttons of the latest message."},
     "wiz_queued": {
         "fa": "⏳ ارسال #{id} در صف است و پس از پایان ارسال جاری شروع می‌شود.",
         "en": "⏳ Broadcast #{id} is queued and starts when the current one ends.",
@@ -73,19 +75,23 @@ TEXTS: dict[str, dict[str, str]] = {
     # --- progress ---
     "progress": {
         "fa": "📢 ارسال همگانی #{id} — {status}\n{bar} {percent}٪\n✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n"
-              "🚫 ردشده (مسدود/نامعتبر): {skipped}\n❓ نامعلوم: {unknown}\n⏳ باقیمانده: {pending}\n"
+              "🚫 ردشده (مسدود/نامعتبر): {skipped}\n❓ نامعلوم: {unknown}\n{unsent}\n"
               "⚡️ سرعت: {rate} پیام/ثانیه — زمان باقیمانده: {eta}{reason}",
         "en": "📢 Broadcast #{id} — {status}\n{bar} {percent}%\n✅ Sent: {sent}\n❌ Failed: {failed}\n"
-              "🚫 Skipped (blocked/invalid): {skipped}\n❓ Unknown: {unknown}\n⏳ Pending: {pending}\n"
+              "🚫 Skipped (blocked/invalid): {skipped}\n❓ Unknown: {unknown}\n{unsent}\n"
               "⚡️ Rate: {rate} msg/s — ETA: {eta}{reason}",
     },
+    # The {unsent} line of progress and summary: items still to go, or what a cancel left unsent.
+    "unsent_pending": {"fa": "⏳ باقیمانده: {n}", "en": "⏳ Pending: {n}"},
+    "unsent_not_sent": {"fa": "⏳ ارسال‌نشده: {n}", "en": "⏳ Not sent: {n}"},
+    "unsent_cancelled": {"fa": "⛔️ ارسال‌نشده (لغو شد): {n}", "en": "⛔️ Not sent (cancelled): {n}"},
     "progress_reason": {"fa": "\n⚠️ علت توقف: {reason}", "en": "\n⚠️ Paused because: {reason}"},
     "remaining": {"fa": "باقیمانده: {pending} — دکمه ادامه را بزن", "en": "Remaining: {pending} — tap Continue"},
     "summary": {
         "fa": "🏁 ارسال همگانی #{id} {status}.\n✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n🚫 ردشده: {skipped}\n"
-              "❓ نامعلوم: {unknown}\n⏳ ارسال‌نشده: {pending}\n⏱ مدت: {duration}",
+              "❓ نامعلوم: {unknown}\n{unsent}\n⏱ مدت: {duration}",
         "en": "🏁 Broadcast #{id} {status}.\n✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n"
-              "❓ Unknown: {unknown}\n⏳ Not sent: {pending}\n⏱ Took: {duration}",
+              "❓ Unknown: {unknown}\n{unsent}\n⏱ Took: {duration}",
     },
     "paused_alert": {
         "fa": "⏸ ارسال همگانی #{id} خودکار متوقف شد.\nعلت: {reason}\nپس از رفع مشکل «ازسرگیری» را بزنید.",
@@ -100,7 +106,6 @@ TEXTS: dict[str, dict[str, str]] = {
     "status_paused": {"fa": "متوقف", "en": "paused"},
     "status_completed": {"fa": "تمام شد", "en": "completed"},
     "status_cancelled": {"fa": "لغو شد", "en": "cancelled"},
-    "status_failed": {"fa": "ناموفق", "en": "failed"},
     "status_draft": {"fa": "پیش‌نویس", "en": "draft"},
     "reason_unauthorized": {"fa": "توکن ربات پذیرفته نشد (401)", "en": "the bot token was refused (401)"},
     "reason_breaker": {"fa": "{n} خطای پیاپی: {error}", "en": "{n} errors in a row: {error}"},

@@ -89,6 +89,25 @@ def post_webhook(client, body: bytes | str, *, secret: str | None = WEBHOOK_SECR
     return client.post(WEBHOOK, data=body, headers=headers)
 
 
+def sender_of(body) -> int | None:
+    """Return the id of the user an update comes from, read as the app reads it (PTB's effective_user), or None."""
+    from app.bot.dispatcher import parse_update
+
+    if isinstance(body, (bytes, str)):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    if not isinstance(body, dict):
+        return None
+    try:
+        update = parse_update(body)
+        user = update.effective_user if update is not None else None
+        return user.id if user is not None else None
+    except Exception:  # noqa: BLE001 - a shape PTB cannot read has no sender
+        return None
+
+
 def post_update(client, simulator, update: dict):
     """POST an Update like Telegram would, after telling the simulator what it implies."""
     from app.simulator.webhook import register_update

@@ -107,15 +107,6 @@ def mutate(update: dict, draw) -> None:
         return
 
 
-def mentions(value, number: int) -> bool:
-    """Tell whether number appears anywhere in a JSON value (e.g. an admin's id in a fuzzed update)."""
-    if isinstance(value, dict):
-        return any(mentions(v, number) for v in value.values()) or str(number) in "".join(map(str, value))
-    if isinstance(value, list):
-        return any(mentions(v, number) for v in value)
-    return value == number or (isinstance(value, str) and str(number) in value)
-
-
 def webhook_body() -> st.SearchStrategy[bytes]:
     """Raw bodies: bytes, text, any JSON, realistic updates, and huge ones."""
     return st.one_of(

@@ -101,6 +101,7 @@ def kill_rounds(job_id: int, env: dict, simulator, tmp_path, window: int) -> lis
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # ~70 s on 2 idle cores; CI machines are shared
 def test_sigkilled_cli_pumps_never_duplicate_lose_or_strand_more_than_the_window(
         app, simulator, database_url, tmp_path, figures):
     started = time.monotonic()

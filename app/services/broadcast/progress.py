@@ -6,7 +6,7 @@ import logging
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from app.extensions import db
-from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL, BroadcastJob
+from app.models.broadcast import CANCELLED, PAUSED, QUEUED, RUNNING, TERMINAL, BroadcastJob
 from app.services.broadcast.status import job_status
 from app.texts import t
 
@@ -33,15 +33,22 @@ def format_duration(seconds: float | None, lang: str) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+def unsent_line(status: dict, lang: str, key: str = "unsent_pending") -> str:
+    """Render the items not yet final: pending, or 'not sent (cancelled)' once the job is cancelled."""
+    if status["status"] == CANCELLED:
+        return t("unsent_cancelled", lang, n=status.get("not_sent", 0))
+    return t(key, lang, n=status["pending"])
+
+
 def progress_text(status: dict, lang: str) -> str:
     """Render the live progress message."""
-    done = status["total"] - status["pending"]
+    done = status["total"] - status["pending"] - status.get("not_sent", 0)
     bar, percent = progress_bar(done, status["total"])
     reason = t("progress_reason", lang, reason=status["pause_reason"]) if status["pause_reason"] else ""
     return t(
         "progress", lang, id=status["id"], status=t(f"status_{status['status']}", lang), bar=bar, percent=percent,
         sent=status["sent"], failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
-        pending=status["pending"], rate=status["rate"] if status["rate"] is not None else "-",
+        unsent=unsent_line(status, lang), rate=status["rate"] if status["rate"] is not None else "-",
         eta=format_duration(status["eta"], lang), reason=reason,
     )
 
@@ -57,7 +64,7 @@ def summary_text(status: dict, lang: str) -> str:
         duration = (end - start).total_seconds()
     return t("summary", lang, id=status["id"], status=t(f"status_{status['status']}", lang), sent=status["sent"],
              failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
-             pending=status["pending"], duration=format_duration(duration, lang))
+             unsent=unsent_line(status, lang, "unsent_not_sent"), duration=format_duration(duration, lang))
 
 
 def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMarkup | None:
@@ -86,14 +93,16 @@ def _snapshot(job_id: int) -> tuple[dict, int | None, int | None] | None:
     return snap
 
 
-def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None = None) -> None:
-    """Queue an edit of the job's progress message (coalesced by the outbox)."""
+def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None = None,
+                     priority: str | None = None) -> None:
+    """Queue an edit of the job's progress message (coalesced by the outbox; "low" gives way to other calls)."""
     snap = _snapshot(job_id)
     if snap is None or not snap[2]:
         return
     status, chat_id, message_id = snap
     text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "")
-    outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status["status"], lang))
+    outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status["status"], lang),
+                priority=priority)
 
 
 def send_summary(job_id: int, *, outbox, lang: str = "fa") -> None:

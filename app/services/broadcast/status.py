@@ -1,10 +1,14 @@
-"""A job's counters, rate and ETA as a JSON-safe dict (pure)."""
+"""A job's counters, rate and ETA as a JSON-safe dict (pure).
+
+`pending` counts items still to be sent. A cancelled job sends nothing more,
+so its unfinished items are `not_sent` instead ("not sent (cancelled)"), never pending.
+"""
 from __future__ import annotations
 
 from datetime import datetime
 
 from app.clock import utcnow
-from app.models.broadcast import BroadcastJob
+from app.models.broadcast import CANCELLED, BroadcastJob
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -16,7 +20,9 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
     """Return id, status, counters, rate (items/s since start) and ETA (s) of a job."""
     now = now or utcnow()
     processed = job.processed_count
-    pending = job.pending_count
+    unfinished = job.pending_count
+    not_sent = unfinished if job.status == CANCELLED else 0
+    pending = unfinished - not_sent
     rate = None
     eta = None
     if job.started_at:
@@ -31,6 +37,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
         "id": job.id, "status": job.status, "audience": job.audience,
         "total": job.total_count, "sent": job.sent_count, "failed": job.failed_count,
         "skipped": job.skipped_count, "unknown": job.unknown_count, "pending": pending,
+        "not_sent": not_sent,
         "rate": rate, "eta": eta, "pause_reason": job.pause_reason, "paid": bool(job.paid),
         "created_at": _iso(job.created_at), "started_at": _iso(job.started_at),
         "finished_at": _iso(job.finished_at),
