@@ -14,11 +14,13 @@ PUMP_TOKEN = "test-pump-token-QRS"
 ADMIN_ID = 1001
 MAIN_CHANNEL_ID = -1001234567890
 # Child tables first so foreign keys never block the cleanup.
-TABLES = ("broadcast_job_items", "broadcast_jobs", "admin_states", "processed_updates", "settings", "users")
+TABLES = ("broadcast_job_items", "broadcast_jobs", "admin_states", "processed_updates", "settings", "users",
+          "telegram_budget", "telegram_chat_pace")
 SIM_DEFAULTS = dict(
     latency_ms=0, latency_jitter_ms=0, global_rate=30, paid_rate=1000, per_chat_limits=True,
     fail_429_ratio=0.0, fail_5xx_ratio=0.0, fail_5xx_after_delivery_ratio=0.0,
-    hang_after_delivery_ratio=0.0, strict_copy=True,
+    hang_after_delivery_ratio=0.0, strict_copy=True, fault_methods=(), per_chat_edits=False,
+    retry_after_range=(1, 5), hang_seconds=5.0,
 )
 
 
@@ -34,6 +36,17 @@ def database_url(tmp_path_factory):
     yield url
     if is_mysql(url):
         drop_mysql_database(url)
+
+
+@pytest.fixture
+def empty_database(database_url, tmp_path):
+    """Yield the URL of a brand-new database with no tables, of this run's kind."""
+    if is_mysql(database_url):
+        url = create_fresh_mysql_database(database_url.rsplit("/", 1)[0] + "/empty?charset=utf8mb4")
+        yield url
+        drop_mysql_database(url)
+    else:
+        yield f"sqlite:///{tmp_path}/empty.sqlite3"
 
 
 def upgrade(url: str) -> None:

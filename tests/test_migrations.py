@@ -11,20 +11,9 @@ from sqlalchemy import inspect
 from app import create_app
 from app.extensions import db
 from tests.conftest import app_config
-from tests.dbutil import create_fresh_mysql_database, drop_mysql_database, is_mysql
+from tests.dbutil import is_mysql
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@pytest.fixture
-def empty_database(database_url, tmp_path):
-    """Yield the URL of a brand-new empty database of the same kind as this run's."""
-    if is_mysql(database_url):
-        url = create_fresh_mysql_database(database_url.rsplit("/", 1)[0] + "/mig?charset=utf8mb4")
-        yield url
-        drop_mysql_database(url)
-    else:
-        yield f"sqlite:///{tmp_path}/empty.sqlite3"
 
 
 def test_upgrade_from_empty_matches_the_models_and_downgrades_cleanly(empty_database):

@@ -3,6 +3,8 @@ from app.models.admin_state import AdminState
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.models.processed_update import ProcessedUpdate
 from app.models.setting import Setting
+from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
 
-__all__ = ["AdminState", "BroadcastJob", "BroadcastJobItem", "ProcessedUpdate", "Setting", "User"]
+__all__ = ["AdminState", "BroadcastJob", "BroadcastJobItem", "ProcessedUpdate", "Setting", "TelegramBudget",
+           "TelegramChatPace", "User"]

@@ -1,21 +1,25 @@
 """Broadcast jobs and their per-recipient items.
 
 Job states (each transition is one guarded UPDATE in app.repository.broadcast_jobs):
-  draft   -> queued     confirmed by an admin, items populated
-  queued  -> running    takes the single active slot (one sending job bot-wide)
-  running -> paused     by an admin, or by the circuit breaker / paid cap
+  draft   -> queued     create_job: items populated in the same transaction
+  queued  -> running    promote: takes the single active slot (one sending job bot-wide)
+  queued|running -> paused   pause: by an admin, the circuit breaker, a refused
+                             token (401) or the paid-message cap; frees the slot
   paused  -> running    resume, when the active slot is free
   paused  -> queued     resume while another job holds the slot
-  running -> completed  no pending item left
-  queued|running|paused -> cancelled   by an admin
-  draft|queued|running|paused -> failed   population produced nothing usable
-Terminal states (completed, cancelled, failed) never change again.
+  running -> completed  complete_if_done: no item pending or in flight
+  draft|queued|running|paused -> cancelled   cancel, by an admin
+Terminal states (completed, cancelled) never change again.
 
-Item states:
+Item states (app.repository.broadcast_items):
   pending -> sending    fenced by the lease, just before the request goes out
   sending -> sent | failed | skipped | unknown   outcome recorded under the lease
-  sending -> pending    a rate limit (429) stopped the pump before this item went out
-  sending -> unknown    the pump holding it died (its lease expired)
+  sending -> pending    certainly not sent: a 429, Telegram unreachable, the pump's
+                        budget ended, the token refused, the breaker opened, or the
+                        job was cancelled/paused while the send waited out a 429
+  failed  -> pending    the breaker judged a streak of failures not the recipients' fault
+  sending -> unknown    the pump holding it died: counted by the next lease holder
+                        (running job) or by cron (cancelled/paused job, lease dead)
 """
 from datetime import datetime
 
@@ -34,11 +38,11 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
-from app.models.base import MYSQL_TABLE_ARGS, BigId
+from app.models.base import MYSQL_TABLE_ARGS, BigId, PreciseDateTime
 
 DRAFT, QUEUED, RUNNING, PAUSED = "draft", "queued", "running", "paused"
-COMPLETED, CANCELLED, FAILED = "completed", "cancelled", "failed"
-TERMINAL = (COMPLETED, CANCELLED, FAILED)
+COMPLETED, CANCELLED = "completed", "cancelled"
+TERMINAL = (COMPLETED, CANCELLED)
 ACTIVE = (QUEUED, RUNNING, PAUSED)
 
 PENDING, SENDING, SENT = "pending", "sending", "sent"
@@ -71,8 +75,8 @@ class BroadcastJob(db.Model):
     skipped_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     unknown_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     lease_token: Mapped[str | None] = mapped_column(String(36))
-    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime)
-    not_before: Mapped[datetime | None] = mapped_column(DateTime)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(PreciseDateTime)
+    not_before: Mapped[datetime | None] = mapped_column(PreciseDateTime)
     pause_reason: Mapped[str | None] = mapped_column(String(255))
     # 1 while running, else NULL: the unique index lets only one job send bot-wide.
     active_slot: Mapped[int | None] = mapped_column(Integer, unique=True)

@@ -1,16 +1,17 @@
 """Job rows: the lease, guarded state transitions and atomic counters.
 
-Every statement here is a single conditional UPDATE. Under two concurrent
-callers the row lock (InnoDB) or SQLite's single write lock (taken by the
-transaction's first write and held until commit) serialises them, and the
-second re-evaluates its WHERE clause against the first one's committed row,
-so at most one of them matches.
+Every write here is a single conditional UPDATE (the few reads are plain
+SELECTs). Under two concurrent callers the row lock (InnoDB) or SQLite's
+single write lock (taken by the transaction's first write and held until
+commit) serialises them, and the second re-evaluates its WHERE clause against
+the first one's committed row, so at most one of them matches. Callers
+commit, except promote() and resume(), which must roll back a lost race.
 """
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, exists, or_, select, update
+from sqlalchemy import exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -136,12 +137,6 @@ def cancel(job_id: int, now: datetime) -> bool:
                    active_slot=None, finished_at=now) == 1
 
 
-def fail(job_id: int, reason: str, now: datetime) -> bool:
-    """Any non-terminal state -> failed (population produced nothing usable)."""
-    return _update(J.id == job_id, J.status.in_(("draft",) + ACTIVE), status="failed",
-                   active_slot=None, pause_reason=reason[:255], finished_at=now) == 1
-
-
 def complete_if_done(job_id: int, token: str, now: datetime) -> bool:
     """running -> completed when no item is pending or in flight; fenced by our lease."""
     unfinished = exists().where(
@@ -162,8 +157,25 @@ def oldest_queued_job_id() -> int | None:
     return db.session.execute(select(J.id).where(J.status == QUEUED).order_by(J.id).limit(1)).scalar()
 
 
-def lease_is_live(job_id: int, now: datetime) -> bool:
-    """Tell whether some pump holds an unexpired lease on the job."""
-    return db.session.execute(
-        select(J.id).where(J.id == job_id, and_(J.lease_token.isnot(None), J.lease_expires_at >= now))
-    ).first() is not None
+def stopped_with_orphans(now: datetime) -> list[int]:
+    """Return jobs no longer running whose lease is dead but which still have items in flight."""
+    in_flight = exists().where(BroadcastJobItem.job_id == J.id, BroadcastJobItem.status == SENDING)
+    return list(db.session.execute(
+        select(J.id).where(J.status.in_((PAUSED, QUEUED, CANCELLED)), _lease_dead(now), in_flight)
+    ).scalars())
+
+
+def claim_dead_lease(job_id: int, now: datetime) -> bool:
+    """Lock a stopped job whose lease is dead, clearing it, so its orphans are expired once.
+
+    Safe: the row lock serialises this with resume() and acquire_lease(); a
+    job that became running, or whose pump still holds a live lease (it will
+    record its own in-flight sends), does not match.
+    """
+    return _update(J.id == job_id, J.status != RUNNING, _lease_dead(now),
+                   lease_token=None, lease_expires_at=None) == 1
+
+
+def _lease_dead(now: datetime):
+    """Return the condition 'no pump holds a live lease'."""
+    return or_(J.lease_token.is_(None), J.lease_expires_at.is_(None), J.lease_expires_at < now)

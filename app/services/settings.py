@@ -4,7 +4,7 @@ from __future__ import annotations
 from app.clock import utcnow
 from app.extensions import db
 from app.models import Setting
-from app.settings_schema import check_constraints, defaults, format_value, get_def, parse_value
+from app.settings_schema import defaults, format_value, parse_value
 
 
 def load_settings() -> dict:
@@ -19,18 +19,9 @@ def load_settings() -> dict:
     return values
 
 
-def get_setting(key: str):
-    """Return one setting's value."""
-    get_def(key)
-    return load_settings()[key]
-
-
 def set_setting(key: str, raw) -> int | float | bool:
     """Validate and store a setting; raise SettingError and store nothing if invalid."""
     value = parse_value(key, raw)
-    values = load_settings()
-    values[key] = value
-    check_constraints(values)
     row = db.session.get(Setting, key)
     if row is None:
         row = Setting(key=key)

@@ -2,31 +2,62 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from flask import current_app
 
+from app.extensions import db
+from app.models.telegram_budget import FREE, PAID
+from app.repository.telegram_budget import budget_engine
+from app.services.telegram_budget import BudgetClock, SharedChatPacer, SharedRateLimiter
 from app.telegram.client import TelegramClient
 from app.telegram.outbox import Outbox
-from app.telegram.pacing import ChatPacer, RateLimiter
+from app.telegram.pacing import RateLimiter
 
 # Enough keep-alive connections for the largest allowed concurrency plus replies.
 POOL_SIZE = 136
 BURST_SECONDS = 0.02
+FREE_RECHECK_SECONDS = 0.005
+# A free-lane slot used more than this fraction of its interval late (10 ms
+# at 29/s) is booked again: Telegram's limit is one slot above the cap, so
+# sends that a stalled thread lets bunch up would cross it.
+FREE_MAX_LATENESS = 0.3
 _lock = threading.Lock()
 _clients: dict[tuple, TelegramClient] = {}
+_shared: dict[tuple, SharedPacing] = {}
+
+
+@dataclass
+class SharedPacing:
+    """The bot-wide pacing every client of this process draws from, kept in the database."""
+
+    free: SharedRateLimiter
+    paid: SharedRateLimiter
+    chats: SharedChatPacer | None
 
 
 def get_client(settings: dict, *, paid: bool = False) -> TelegramClient:
-    """Return this process's client for the app's token and the given settings."""
+    """Return this process's free (or paid) client for the app's token and the given settings.
+
+    Every counted call of every client draws from one bot-wide budget in the
+    database (telegram_rate_per_second, shared by every process); a paid
+    client's broadcast sends draw from the paid lane instead. The paid client
+    is a separate object, so asking for the free one never changes a running
+    paid pump's rate. Both share one per-chat pacer, also in the database.
+    """
     cfg = current_app.config
     key = (
         cfg["TELEGRAM_API_BASE_URL"], cfg["TELEGRAM_BOT_TOKEN"],
         settings["telegram_connect_timeout"], settings["telegram_read_timeout"],
         settings["telegram_max_retries"],
     )
-    rate = settings["broadcast_paid_rate_per_second"] if paid else settings["broadcast_rate_per_second"]
+    cap = settings["telegram_rate_per_second"]
+    paid_rate = settings["broadcast_paid_rate_per_second"]
+    # A broadcast takes at most its own share of the cap (the cap when unset higher).
+    rate = paid_rate if paid else min(settings["broadcast_rate_per_second"], cap)
     with _lock:
-        client = _clients.get(key)
+        shared = _shared_pacing(cfg["TELEGRAM_BOT_TOKEN"], cap, paid_rate)
+        client = _clients.get((*key, paid))
         if client is None:
             client = TelegramClient(
                 cfg["TELEGRAM_BOT_TOKEN"], cfg["TELEGRAM_API_BASE_URL"],
@@ -34,11 +65,35 @@ def get_client(settings: dict, *, paid: bool = False) -> TelegramClient:
                 read_timeout=settings["telegram_read_timeout"],
                 max_retries=settings["telegram_max_retries"],
                 pool_size=POOL_SIZE,
-                rate_limiter=RateLimiter(rate, burst_for(rate)), chat_pacer=ChatPacer(),
+                rate_limiter=RateLimiter(rate, burst_for(rate)), chat_pacer=shared.chats,
             )
-            _clients[key] = client
+            client.budget = shared.free
+            client.broadcast_budget = shared.paid if paid else shared.free
+            client.pace_recipients = not paid
+            _clients[(*key, paid)] = client
     client.rate_limiter.set_rate(rate, burst_for(rate))
     return client
+
+
+def _shared_pacing(token: str, cap: float, paid_rate: float) -> SharedPacing:
+    """Return the process's shared pacing for this database and bot (caller holds the lock)."""
+    engine = budget_engine(db.engine)
+    key = (engine.url.render_as_string(hide_password=False), token)
+    shared = _shared.get(key)
+    if shared is None:
+        clock = BudgetClock(engine)
+        shared = _shared[key] = SharedPacing(
+            # Free lane (≤ 30/s): confirm every slot against the shared 429 hold
+            # (a read per call at most), and refuse slots a stalled thread would
+            # use late. The paid lane (up to 1000/s) reads the hold every 0.1 s.
+            SharedRateLimiter(engine, cap, FREE, recheck=FREE_RECHECK_SECONDS, max_lateness=FREE_MAX_LATENESS,
+                              db_clock=clock),
+            SharedRateLimiter(engine, paid_rate, PAID, db_clock=clock),
+            SharedChatPacer(engine, db_clock=clock),
+        )
+    shared.free.set_rate(cap)
+    shared.paid.set_rate(paid_rate)
+    return shared
 
 
 def burst_for(rate: float) -> int:
@@ -46,8 +101,8 @@ def burst_for(rate: float) -> int:
 
     With burst 1 every slot that passes while all sends are in flight (latency
     jitter) or while the pump thread commits is lost for good. Any 1 s window
-    still holds at most rate + burst - 1 sends: 26 at the default 25/s, under
-    Telegram's 30.
+    still holds at most rate + burst - 1 broadcast slots, and the bot-wide
+    budget (no credit at all) caps the sum of every kind of call.
     """
     return max(2, int(rate * BURST_SECONDS))
 
@@ -63,3 +118,4 @@ def reset_clients() -> None:
         for client in _clients.values():
             client.close()
         _clients.clear()
+        _shared.clear()

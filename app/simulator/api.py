@@ -9,7 +9,7 @@ from typing import Any
 
 from app.simulator import methods_edit, methods_misc, methods_send
 from app.simulator.errors import BAD_GATEWAY_HTML, NOT_FOUND, UNAUTHORIZED, ApiError
-from app.simulator.faults import fault_after, fault_before
+from app.simulator.faults import fault_after, fault_before, without_faults
 from app.simulator.params import parse_params
 from app.simulator.results import Ok, Produce
 from app.simulator.state import SimState
@@ -102,7 +102,7 @@ class BotApi:
         try:
             result = handler(state, params)
             if isinstance(result, Produce):
-                return self._produce(result)
+                return self._produce(result, name)
         except ApiError as exc:
             return self._failure(exc)
         with state.lock:
@@ -112,10 +112,12 @@ class BotApi:
                                            "description": result.description})
         return 200, JSON_TYPE, encode({"ok": True, "result": result})
 
-    def _produce(self, produce: Produce) -> Response:
+    def _produce(self, produce: Produce, name: str) -> Response:
         """Inject faults, then commit (recipient, limits, delivery) atomically."""
         state = self.state
         cfg = state.cfg
+        if cfg["fault_methods"] and name not in cfg["fault_methods"]:
+            cfg = without_faults(cfg)
         injected = fault_before(cfg, state.rng)
         if injected is not None:
             raise injected

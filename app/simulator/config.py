@@ -23,6 +23,8 @@ DEFAULTS: dict[str, Any] = {
     "fail_5xx_after_delivery_ratio": 0.0,
     "hang_after_delivery_ratio": 0.0,
     "hang_seconds": 5.0,
+    # Methods the injected faults above apply to; empty = every message-producing one.
+    "fault_methods": (),
     "strict_copy": True,
     "seed": None,
     "webhook_timeout": 10.0,
@@ -69,6 +71,10 @@ def _coerce(key: str, value: Any) -> Any:
         if not 1 <= low <= high:
             raise ValueError("retry_after_range must be (low, high) with 1 <= low <= high")
         value = (low, high)
+    elif key == "fault_methods":
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v.strip()]
+        value = tuple(str(v).strip() for v in value or ())
     elif key == "seed" and value is not None:
         value = int(value)
     return value

@@ -8,6 +8,12 @@ from collections.abc import Mapping
 from app.simulator.errors import INTERNAL, ApiError
 
 
+def without_faults(cfg: Mapping) -> dict:
+    """Return cfg with every injected fault switched off (a method outside fault_methods)."""
+    return {**cfg, "fail_429_ratio": 0.0, "fail_5xx_ratio": 0.0,
+            "fail_5xx_after_delivery_ratio": 0.0, "hang_after_delivery_ratio": 0.0}
+
+
 def fault_before(cfg: Mapping, rng: random.Random) -> ApiError | None:
     """Maybe return an injected 429 or 500 that stops the call before delivery."""
     if cfg["fail_429_ratio"] and rng.random() < cfg["fail_429_ratio"]:

@@ -40,10 +40,18 @@ class RateLimits:
         self.paid_window = SlidingWindow()
         self.private_last: dict[int, float] = {}
         self.group_windows: dict[int, SlidingWindow] = {}
+        # A 429's retry_after holds the whole bot (free or paid lane) until then;
+        # calls that arrive earlier are counted: a well-behaved bot makes none.
+        self.hold_until = {False: 0.0, True: 0.0}
+        self.early_calls = 0
+        # Most counted calls (messages and edits) accepted in any 1 s window, free lane.
+        self.busiest_second_all = 0
 
     def take(self, cfg: Mapping, chat_id: int, paid: bool, edit: bool, now: float) -> None:
         """Reserve a slot for one message or raise a 429 ApiError saying why not."""
         per_chat = cfg["per_chat_limits"] and (cfg["per_chat_edits"] or not edit)
+        if now < self.hold_until[paid]:
+            self.early_calls += 1
         if per_chat:
             wait = self._chat_wait(cfg, chat_id, now)
             if wait > 0:
@@ -51,8 +59,12 @@ class RateLimits:
         window = self.paid_window if paid else self.bot_window
         wait = window.wait(now, cfg["paid_rate"] if paid else cfg["global_rate"])
         if wait > 0:
-            raise too_many_requests(wait, "paid" if paid else "global")
+            error = too_many_requests(wait, "paid" if paid else "global")
+            self.hold_until[paid] = max(self.hold_until[paid], now + error.parameters["retry_after"])
+            raise error
         window.add(now)
+        if not paid:
+            self.busiest_second_all = max(self.busiest_second_all, len(window.events))
         if per_chat:
             self._chat_add(cfg, chat_id, now)
 

@@ -149,7 +149,8 @@ class SimulatorServer:
 
     def stats(self) -> dict:
         with self.state.lock:
-            return self.state.stats.snapshot()
+            return {**self.state.stats.snapshot(), "calls_during_retry_after": self.state.limits.early_calls,
+                    "busiest_second_all": self.state.limits.busiest_second_all}
 
     def callback_answers(self) -> list[dict]:
         with self.state.lock:

@@ -11,6 +11,7 @@ from app.extensions import db
 from app.models.broadcast import AUDIENCES, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository.db_clock import db_utcnow
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,37 @@ def set_progress_message(job_id: int, chat_id: int, message_id: int) -> None:
     job = db.session.get(BroadcastJob, job_id)
     job.progress_chat_id, job.progress_message_id = chat_id, message_id
     db.session.commit()
+
+
+def expire_orphans(job_id: int) -> int:
+    """Count items a dead pump left in flight as unknown (caller holds the job row and commits)."""
+    n = items.expire_orphans(job_id)
+    if n:
+        jobs_repo.add_counts(job_id, unknown=n)
+        log.warning("job %s: %s items left in flight by a stopped pump are now 'unknown'", job_id, n)
+    return n
+
+
+def expire_stopped_orphans() -> int:
+    """Expire in-flight items of cancelled/paused jobs whose pump died (cron runs this).
+
+    acquire_lease() only runs for running jobs, so without this a job that
+    was cancelled or paused after its pump died would keep 'sending' items
+    forever and counters that never add up.
+    """
+    now = db_utcnow()
+    job_ids = jobs_repo.stopped_with_orphans(now)
+    db.session.commit()
+    total = 0
+    for job_id in job_ids:
+        try:
+            if jobs_repo.claim_dead_lease(job_id, now):
+                total += expire_orphans(job_id)
+            db.session.commit()
+        except Exception:
+            db.session.rollback()
+            raise
+    return total
 
 
 def purge_items(older_than_days: int) -> int:

@@ -22,6 +22,7 @@ RATE_LIMITED = "rate_limited"  # not sent: back to pending, later pumps wait out
 NOT_SENT = "not_sent"        # never left (network down): back to pending
 BOT_ERROR = "bot_error"      # the token is refused: back to pending, the job pauses
 OUT_OF_BUDGET = "out_of_budget"  # our own pacer had no slot before the deadline: back to pending
+HELD = "held"                # a 429 seen by another process covers its slot: back to pending, go on
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,11 @@ class Outcome:
     @property
     def returns_to_pending(self) -> bool:
         """True when the message certainly did not go out."""
-        return self.kind in (RATE_LIMITED, NOT_SENT, BOT_ERROR, OUT_OF_BUDGET)
+        return self.kind in (RATE_LIMITED, NOT_SENT, BOT_ERROR, OUT_OF_BUDGET, HELD)
 
 
 OK = Outcome(SENT)
+HELD_BACK = Outcome(HELD, "held back by the bot-wide budget (a 429 hold, or its slot passed)")
 
 
 def classify(exc: BaseException | None) -> Outcome:

@@ -2,22 +2,28 @@
 from __future__ import annotations
 
 import logging
+import sys
+import threading
 import time
 import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 
-from app.clock import utcnow
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
+
 from app.extensions import db
 from app.models.broadcast import CONTENT_COPY, RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository.db_clock import DbClock
 from app.services.broadcast import jobs as jobs_service
-from app.services.broadcast.outcomes import classify
+from app.services.broadcast.outcomes import HELD_BACK, classify
 from app.services.broadcast.recorder import Recorder
 from app.services.broadcast.status import job_status
+from app.services.broadcast.stops import JOB_ENDED, Stop
 from app.services.settings import load_settings
-from app.settings_schema import LEASE_TTL_SECONDS
-from app.texts import t
+from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
 
 log = logging.getLogger(__name__)
 # With a wide window (paid broadcasts), wait a moment after a completion so
@@ -31,6 +37,20 @@ DUE_GRACE_SECONDS = 0.001
 # (an extra short transaction); nearer slots record them with the next mark,
 # so at full rate each item still costs one transaction.
 RECORD_WHILE_WAITING = 0.05
+# Bot-wide slots are booked only this far ahead: an item is marked 'sending'
+# just before its request, and a /start waits behind at most this much of a
+# broadcast's bookings.
+SLOT_HORIZON = 0.5
+# The pump's thread gives progress edits at most this long per flush: they are
+# best effort, and whatever Telegram delays stays queued for the next flush.
+PROGRESS_FLUSH_SECONDS = 0.25
+# pump_all waits this long for a lease another pump is about to release (the
+# previous cron call's tail), polling every LEASE_MISS_POLL_SECONDS.
+LEASE_MISS_WAIT_SECONDS = 6.0
+LEASE_MISS_POLL_SECONDS = 0.25
+# After the lease is released: the summary or a pause alert still gets this
+# long (a reply needs at least the outbox's 0.5 s to start).
+FINAL_FLUSH_SECONDS = 1.0
 
 
 @dataclass
@@ -39,7 +59,7 @@ class PumpResult:
 
     job_id: int
     acquired: bool
-    stop: str
+    stop: Stop
     processed: int = 0
     seconds: float = 0.0
     job: dict = field(default_factory=dict)
@@ -72,18 +92,57 @@ class Pump:
         self.started = clock()
         self.deadline = self.started + max_seconds
         self.token = uuid.uuid4().hex
-        self.stop: str | None = None
+        self.stop: Stop | None = None
+        self.engine = db.engine
+        self.db_clock: DbClock | None = None
+        self._halted = threading.Event()
+        # Read here, not at import, so tests can shorten them.
+        self.ttl, self.heartbeat = LEASE_TTL_SECONDS, LEASE_HEARTBEAT_SECONDS
+        self.renewed_at = self.started
+        self.recorder: Recorder | None = None
+        self.slots: list[tuple[float, float]] = []
+        self.outbox_worker = False
+
+    def now(self) -> datetime:
+        """Return the database's UTC time: leases and retry_after are shared by every server."""
+        if self.db_clock is None:
+            self.db_clock = DbClock(self.clock)
+        return self.db_clock.now()
 
     def fence(self, *, require_running: bool) -> bool:
         """Renew our lease as the first statement of a write transaction."""
-        return jobs_repo.fence(self.job_id, self.token, utcnow(), LEASE_TTL_SECONDS, require_running=require_running)
+        ok = jobs_repo.fence(self.job_id, self.token, self.now(), self.ttl, require_running=require_running)
+        if ok:
+            self.renewed_at = self.clock()
+        return ok
+
+    def keep_lease(self) -> None:
+        """Renew the lease if a heartbeat is due (while this thread waits on sends or a 429)."""
+        if self.recorder is not None and self.clock() - self.renewed_at >= self.heartbeat:
+            self.recorder.heartbeat()
+
+    def pause_for(self, seconds: float) -> None:
+        """Sleep, renewing the lease every heartbeat: the lease only covers gaps between renewals."""
+        end = self.clock() + seconds
+        while (left := end - self.clock()) > 0:
+            self.sleep(min(left, self.heartbeat))
+            self.keep_lease()
+
+    def wait_some(self, futures, timeout: float) -> None:
+        """Wait until one of futures finishes or timeout passes, keeping the lease meanwhile."""
+        end = self.clock() + timeout
+        while futures and (left := end - self.clock()) > 0:
+            finished, _ = wait(futures, timeout=min(left, self.heartbeat), return_when=FIRST_COMPLETED)
+            if finished:
+                return
+            self.keep_lease()
 
     def acquire(self) -> bool:
         """Take the lease and turn a dead pump's in-flight items into unknown."""
-        if not jobs_repo.acquire_lease(self.job_id, self.token, utcnow(), LEASE_TTL_SECONDS):
+        if not jobs_repo.acquire_lease(self.job_id, self.token, self.now(), self.ttl):
             db.session.commit()
             return False
-        Recorder.expire_orphans(self.job_id)
+        jobs_service.expire_orphans(self.job_id)
         db.session.commit()
         return True
 
@@ -96,24 +155,69 @@ class Pump:
             db.session.rollback()
             log.exception("could not release the lease of job %s", self.job_id)
 
+    def halt(self) -> None:
+        """The job stopped running (cancel/pause): no send of this pump starts any more."""
+        self._halted.set()
+
+    def may_retry(self) -> bool:
+        """Tell a send thread whether it may try again after waiting (a 429's retry_after).
+
+        Asked on the send's own connection, so a cancel or pause committed
+        while the send waited stops it: it goes back to pending, not sent.
+        """
+        if self._halted.is_set():
+            return False
+        try:
+            with self.engine.connect() as conn:
+                status = conn.execute(select(BroadcastJob.status).where(BroadcastJob.id == self.job_id)).scalar()
+        except SQLAlchemyError:
+            return False  # cannot prove the job still runs: do not send
+        if status != RUNNING:
+            self.halt()
+            return False
+        return True
+
+    def flush_outbox(self) -> None:
+        """Send ready progress edits without ever holding the pump past its deadline.
+
+        The pump's own outbox has a worker thread that sends them: nothing to
+        do here. A caller's outbox (an admin's request) gets a short flush.
+        """
+        if self.outbox_worker:
+            return
+        until = min(self.deadline, self.clock() + PROGRESS_FLUSH_SECONDS)
+        self.outbox.flush(deadline=until, wait=False)
+
     def wait_not_before(self, job: BroadcastJob) -> bool:
         """Honour a 429's not_before: sleep if it ends within the budget, else stop."""
         if not job.not_before:
             return True
-        wait_s = (job.not_before - utcnow()).total_seconds()
+        wait_s = (job.not_before - self.now()).total_seconds()
         if wait_s <= 0:
             return True
         if self.clock() + wait_s >= self.deadline - 0.5:
-            self.stop = "not_before"
+            self.stop = Stop.NOT_BEFORE
             return False
-        self.sleep(wait_s)
+        self.pause_for(wait_s)
         return True
 
-    def send(self, method: str, params: dict, user_id: int):
-        """Send one recipient's copy in a worker thread (its rate slot already taken)."""
+    def send(self, method: str, params: dict, user_id: int, slot: tuple[float, float] | None = None):
+        """Send one recipient's copy in a worker thread at its bot-wide slot (already booked)."""
+        if slot is not None:
+            at, booked_at = slot
+            if (delay := at - self.clock()) > 0:
+                self.sleep(delay)
+            budget = self.client.broadcast_budget
+            if budget.is_late(at):
+                # This thread woke too late: sends bunched together could break
+                # the cap, so it takes a fresh slot of its own instead.
+                if (at := budget.acquire_slot(self.deadline)) is None:
+                    return HELD_BACK
+            elif not budget.clear_at(at, booked_at):
+                return HELD_BACK  # a 429 recorded after we booked covers this slot: not sent
         try:
             self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
-                             retry_unknown=False, broadcast=True, slot_taken=True)
+                             retry_unknown=False, broadcast=True, slot_taken=True, may_retry=self.may_retry)
             return classify(None)
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
@@ -121,26 +225,56 @@ class Pump:
             return classify(exc)
 
     def take_slots(self, want: int) -> int:
-        """Wait for the next broadcast rate slot, then take every slot already due; return how many.
+        """Wait for the next broadcast rate slot, take every slot already due, book them bot-wide; return how many.
 
         Slots are taken before items are marked 'sending', so an item is in
         flight only once it may really go out: a crash then leaves 'unknown'
         only requests that had actually started. Slots that came due while
         this thread was committing (the limiter's burst credit) are taken
-        together, so at high rates one transaction marks several items.
+        together, so at high rates one transaction marks several items. The
+        same number of slots is then booked on the bot-wide budget in one
+        statement (at most SLOT_HORIZON ahead); each send waits for its own.
         """
+        self.slots = []
         limiter = self.client.rate_limiter
         if limiter is None:
-            return want
-        if not limiter.acquire(self.deadline):
-            self.stop = self.stop or "budget"
-            return 0
-        taken = 1
-        # "Due now", with a millisecond's grace: the limiter reads the clock
-        # again after us, so a bare clock() would make every due slot look late.
-        while taken < want and limiter.acquire(self.clock() + DUE_GRACE_SECONDS):
-            taken += 1
-        return taken
+            taken = want
+        else:
+            # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
+            while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
+                left = self.deadline - self.clock()
+                if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
+                    self.stop = self.stop or Stop.BUDGET
+                    return 0
+                self.keep_lease()
+                if self.stop:
+                    return 0
+            taken = 1
+            # "Due now", with a millisecond's grace: the limiter reads the clock
+            # again after us, so a bare clock() would make every due slot look late.
+            while taken < want and limiter.acquire(self.clock() + DUE_GRACE_SECONDS):
+                taken += 1
+        return self._book_shared(taken)
+
+    def _book_shared(self, n: int) -> int:
+        """Book n bot-wide slots (waiting, lease kept, while others hold the timeline); return how many."""
+        budget = self.client.broadcast_budget
+        if budget is None:
+            return n
+        while True:
+            booked_at = self.clock()
+            slots = budget.acquire_many(n, self.deadline, max_wait=SLOT_HORIZON)
+            if slots:
+                self.slots = [(at, booked_at) for at in slots]
+                return len(slots)
+            left = self.deadline - self.clock()
+            wait_s = budget.next_slot_in()
+            if left <= DUE_GRACE_SECONDS or wait_s >= left:
+                self.stop = self.stop or Stop.BUDGET
+                return 0
+            self.pause_for(min(max(wait_s - SLOT_HORIZON, 0.01), left))
+            if self.stop:
+                return 0
 
     def slot_wait(self) -> float:
         """Seconds until the next broadcast rate slot."""
@@ -156,12 +290,18 @@ class Pump:
         job = db.session.get(BroadcastJob, self.job_id)
         method, params = message_params(job, job.paid)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
-        recorder = Recorder(self, job, window)
+        recorder = self.recorder = Recorder(self, job, window)
         db.session.commit()
         if not self.wait_not_before(job):
             return
         in_flight: dict[Future, tuple[int, int]] = {}
         with ThreadPoolExecutor(max_workers=window, thread_name_prefix=f"pump{self.job_id}") as pool:
+            # Start every send thread now (each waits until all are up): a thread
+            # started at its first slot would send late, bunched with the next.
+            started = threading.Barrier(window + 1)
+            for _ in range(window):
+                pool.submit(started.wait, 5)
+            started.wait(5)
             while True:
                 finished = [f for f in in_flight if f.done()]
                 done = [(*in_flight.pop(f), f.result()) for f in finished]
@@ -169,7 +309,7 @@ class Pump:
                 if want > 0 and in_flight and self.slot_wait() > RECORD_WHILE_WAITING:
                     # Record sends that finish while we wait for the next slot, so
                     # 'sending' holds only requests really in flight.
-                    wait(list(in_flight), timeout=self.slot_wait(), return_when=FIRST_COMPLETED)
+                    self.wait_some(list(in_flight), self.slot_wait())
                     finished = [f for f in in_flight if f.done()]
                     done += [(*in_flight.pop(f), f.result()) for f in finished]
                     if done:
@@ -177,24 +317,31 @@ class Pump:
                         done = []
                 if want > 0:
                     want = self.take_slots(want)
-                for item_id, user_id in recorder.step(done, want, len(in_flight)):
-                    in_flight[pool.submit(self.send, method, params, user_id)] = (item_id, user_id)
+                batch = recorder.step(done, want, len(in_flight))
+                # Each item goes at its own bot-wide slot (none when this process paces alone).
+                slots = self.slots[:len(batch)] if len(self.slots) >= len(batch) else [None] * len(batch)
+                for (item_id, user_id), slot in zip(batch, slots, strict=True):
+                    in_flight[pool.submit(self.send, method, params, user_id, slot)] = (item_id, user_id)
                 more = self.can_dispatch(recorder)
                 if not in_flight and not more:
                     if self.stop is None:
-                        self.stop = recorder.idle_reason() if recorder.drained else "budget"
+                        self.stop = recorder.idle_reason() if recorder.drained else Stop.BUDGET
                     break
                 if len(in_flight) >= window or not more:
-                    wait(list(in_flight), timeout=max(self.deadline - self.clock(), 0) + 60,
-                         return_when=FIRST_COMPLETED)
+                    self.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
                     if window >= GATHER_MIN_WINDOW and not self.stop:
                         self.sleep(GATHER_SECONDS)  # let a few more finish so one commit records them
+        recorder.settle()
         recorder.finish()
 
 
 def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, client=None, outbox=None,
          clock=time.monotonic, sleep=time.sleep) -> PumpResult:
-    """Send a running job's pending items for at most max_seconds; safe to call concurrently."""
+    """Send a running job's pending items for at most max_seconds; safe to call concurrently.
+
+    Without a client, the job's own one is used: the paid client (its own
+    rate) for a paid job, whoever calls — an admin's request included.
+    """
     from app.services.telegram_factory import get_client, new_outbox
 
     settings = settings or load_settings()
@@ -202,9 +349,9 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
     job = db.session.get(BroadcastJob, job_id)
     if job is None:
         db.session.commit()
-        return PumpResult(job_id, False, "no_such_job")
+        return PumpResult(job_id, False, Stop.NO_SUCH_JOB)
     if job.status != RUNNING:
-        result = PumpResult(job_id, False, "not_running", job=job_status(job))
+        result = PumpResult(job_id, False, Stop.NOT_RUNNING, job=job_status(job))
         db.session.commit()
         return result
     paid = job.paid
@@ -214,26 +361,33 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
     outbox = outbox or new_outbox(client)
     p = Pump(job_id, max_seconds, settings, client, outbox, clock, sleep)
     if not p.acquire():
-        return _result(p, False, "lease_miss", 0)
+        return _result(p, False, Stop.LEASE_MISS, 0)
+    if own_outbox:
+        # Progress edits and alerts go out from the outbox's own thread, so the
+        # pump's thread never waits on them (they are best effort).
+        outbox.start()
+        p.outbox_worker = True
     processed = 0
     try:
         p.run()
     except Exception:
         db.session.rollback()
-        p.stop = "error"
+        p.stop = Stop.DB_ERROR if isinstance(sys.exc_info()[1], SQLAlchemyError) else Stop.ERROR
         log.exception("pump of job %s stopped by an error", job_id)
         raise
     finally:
         processed = getattr(p, "processed", 0)
         p.release()
         if own_outbox:
-            outbox.flush(deadline=clock() + 5)
-    if p.stop == "done":
+            # The summary and last edit get what is left of the budget (a
+            # moment at least); never more, so the caller's bound holds.
+            outbox.close(deadline=max(p.deadline, clock() + FINAL_FLUSH_SECONDS))
+    if p.stop == Stop.DONE:
         jobs_service.start_next_if_idle()
-    return _result(p, True, p.stop or "budget", processed)
+    return _result(p, True, p.stop or Stop.BUDGET, processed)
 
 
-def _result(p: Pump, acquired: bool, stop: str, processed: int) -> PumpResult:
+def _result(p: Pump, acquired: bool, stop: Stop, processed: int) -> PumpResult:
     """Build a PumpResult with the job's fresh counters."""
     db.session.expire_all()
     job = db.session.get(BroadcastJob, p.job_id)
@@ -247,8 +401,10 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
     """Drain the running job, then queued ones, within one budget (what cron calls)."""
     settings = settings or load_settings()
     deadline = clock() + max_seconds
+    lease_wait_until = min(deadline - 1.0, clock() + LEASE_MISS_WAIT_SECONDS)
     results: list[PumpResult] = []
     seen: set[int] = set()
+    jobs_service.expire_stopped_orphans()
     while deadline - clock() > 0.5:
         jobs_service.start_next_if_idle()
         job_id = jobs_repo.running_job_id()
@@ -257,12 +413,13 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
             break
         seen.add(job_id)
         result = pump(job_id, deadline - clock(), settings=settings, client=client, clock=clock, sleep=sleep)
+        if result.stop == Stop.LEASE_MISS and clock() < lease_wait_until:
+            # The previous cron call's pump is finishing its last sends: wait
+            # for its lease rather than lose this whole minute.
+            seen.discard(job_id)
+            sleep(LEASE_MISS_POLL_SECONDS)
+            continue
         results.append(result)
-        if result.stop not in ("done", "paused", "cancelled", "not_running"):
+        if result.stop not in JOB_ENDED:
             break
     return results
-
-
-def reason_text(key: str, lang: str, **values) -> str:
-    """Render a pause reason in the job's language."""
-    return t(key, lang, **values)

@@ -3,25 +3,48 @@
 Each step() is one short transaction that starts with the lease fence, so a
 pump that lost its lease writes nothing, and the number of items marked
 'sending' never exceeds the send window (the crash bound on 'unknown').
+
+Outcomes are judged once, in memory (a Plan), then written. When the
+database fails, the plans are kept and written by the next step, so an
+outage of a few seconds loses no outcome; only a pump that dies (or loses
+its lease) before writing them leaves its items 'sending', to be counted
+'unknown' by the next lease holder.
 """
 from __future__ import annotations
 
 import logging
 from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from datetime import timedelta
 
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
-from app.clock import utcnow
 from app.extensions import db
 from app.models.broadcast import ITEM_FAILED, PENDING, SENT, SKIPPED, UNKNOWN, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.services.broadcast import outcomes as oc
 from app.services.broadcast.progress import progress_keyboard, refresh_progress, send_summary
+from app.services.broadcast.stops import Stop
+from app.telegram.client import LOW
 from app.texts import t
 
 log = logging.getLogger(__name__)
 FINAL_STATUS = {oc.SKIPPED: SKIPPED, oc.FAILED: ITEM_FAILED, oc.UNKNOWN: UNKNOWN}
+COUNTER = {SENT: "sent", ITEM_FAILED: "failed", SKIPPED: "skipped", UNKNOWN: "unknown"}
+
+
+@dataclass
+class Plan:
+    """The writes that record one group of finished sends (judged once, written until it sticks)."""
+
+    finals: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
+    back: list[int] = field(default_factory=list)
+    reopen: list[int] = field(default_factory=list)
+    blocked: list[int] = field(default_factory=list)
+    not_before: object = None
+    recorded: int = 0
 
 
 class Recorder:
@@ -33,6 +56,8 @@ class Recorder:
         self.batch_size = max(s["broadcast_batch_size"], window)
         self.max_errors = s["broadcast_max_consecutive_errors"]
         self.progress_every = s["broadcast_progress_every"]
+        self.progress_min_seconds = s["broadcast_progress_min_seconds"]
+        self.urgent_edit_at = pump.clock() + self.progress_min_seconds
         self.lang = job.progress_lang or "fa"
         self.has_progress = bool(job.progress_message_id)
         self.paid_limit = job.paid_limit if job.paid else None
@@ -42,37 +67,71 @@ class Recorder:
         self.streak, self.streak_failed, self.last_error = 0, [], ""
         self.since_progress = 0
         self.paused_reason: str | None = None
+        self.alerted = False
+        self.plans: list[Plan] = []
+        self.db_error: SQLAlchemyError | None = None
         pump.processed = 0
-
-    @staticmethod
-    def expire_orphans(job_id: int) -> None:
-        """Count a dead pump's in-flight items as unknown (inside the acquiring transaction)."""
-        n = items.expire_orphans(job_id)
-        if n:
-            jobs_repo.add_counts(job_id, unknown=n)
-            log.warning("job %s: %s items left in flight by a stopped pump are now 'unknown'", job_id, n)
 
     def step(self, done: list, want: int, in_flight: int) -> list[tuple[int, int]]:
         """Record finished sends and mark up to `want` new items in flight, in one transaction."""
-        if not done and (want <= 0 or (not self.queue and self.exhausted)):
+        if done:
+            self.plans.append(self._plan(done))
+        if not self.plans and (want <= 0 or (not self.queue and self.exhausted)):
             return []
         try:
             if not self._fence(want > 0):
                 return []
-            if done:
-                self._record(done)
+            for plan in self.plans:
+                self._write(plan)
             if self.p.stop:
                 want = 0
+            else:
+                self._rescan([i for plan in self.plans for i in plan.back])
             batch = self._take(self._apply_paid_cap(want))
             if batch and items.mark_sending([i for i, _ in batch]) != len(batch):
                 raise RuntimeError("claimed items changed under a held lease")
-            self.charged += len(batch)
             db.session.commit()
+        except SQLAlchemyError as exc:
+            # Keep the plans: the next step writes them. Dispatch stops, so the
+            # window in flight drains and is recorded once the database answers.
+            db.session.rollback()
+            self.db_error = exc
+            self.p.stop = self.p.stop or Stop.DB_ERROR
+            log.warning("job %s: database error while recording (%s); outcomes kept for the next try",
+                        self.job_id, type(exc).__name__)
+            return []
         except Exception:
             db.session.rollback()
             raise
+        self.db_error = None
+        self.charged += len(batch)
+        for plan in self.plans:
+            self.p.processed += plan.recorded
+            self.since_progress += plan.recorded
+        self.plans = []
         self._after_commit()
         return batch
+
+    def heartbeat(self) -> None:
+        """Renew the lease in a transaction of its own (nothing else to write while sends wait)."""
+        try:
+            if not self.p.fence(require_running=False):
+                self.p.stop = Stop.LEASE_LOST
+                log.warning("job %s: lease lost while waiting; this pump stops without writing", self.job_id)
+            db.session.commit()
+        except SQLAlchemyError:
+            db.session.rollback()  # the next step or heartbeat tries again
+            log.warning("job %s: lease renewal failed; will retry", self.job_id, exc_info=True)
+
+    def settle(self, attempts_delays: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0)) -> None:
+        """Write outcomes a database error left unwritten; raise its error if it persists."""
+        for delay in attempts_delays:
+            if not self.plans:
+                return
+            self.p.sleep(delay)
+            self.step([], 0, 0)
+        if self.plans and self.db_error is not None:
+            raise self.db_error
 
     def _fence(self, dispatching: bool) -> bool:
         """Prove the lease (and, when dispatching, that the job still runs)."""
@@ -80,53 +139,56 @@ class Recorder:
             return True
         if not self.p.fence(require_running=False):
             db.session.rollback()
-            self.p.stop = "lease_lost"
+            self.p.stop = Stop.LEASE_LOST
             log.warning("job %s: lease lost; this pump stops without writing", self.job_id)
             return False
         if dispatching:
             status = db.session.execute(select(BroadcastJob.status).where(BroadcastJob.id == self.job_id)).scalar()
-            self.p.stop = self.p.stop or status
+            self.p.stop = self.p.stop or Stop.from_job_status(status)
+            self.p.halt()
         return True
 
-    def _record(self, done: list) -> None:
-        """Write outcomes grouped by status, move counters atomically, run the breaker."""
-        now = utcnow()
-        sent, back, blocked = [], [], []
-        finals: dict[tuple[str, str], list[int]] = defaultdict(list)
+    def _plan(self, done: list) -> Plan:
+        """Judge finished sends once: item statuses, blocked users, the breaker, retry_after."""
+        plan = Plan()
         retry_after = 0.0
         for item_id, user_id, outcome in done:
             kind = outcome.kind
-            if kind == oc.FAILED and self.p.stop == "breaker":
+            if kind == oc.FAILED and self.p.stop == Stop.BREAKER:
                 kind = oc.NOT_SENT  # in flight when the breaker opened: same fault, not the recipient's
             if kind == oc.SENT:
-                sent.append(item_id)
+                plan.finals[(SENT, "")].append(item_id)
             elif kind in FINAL_STATUS:
-                finals[(FINAL_STATUS[kind], outcome.error or "")].append(item_id)
+                plan.finals[(FINAL_STATUS[kind], outcome.error or "")].append(item_id)
             else:
-                back.append(item_id)
+                plan.back.append(item_id)
             if kind != oc.SENT and kind != oc.UNKNOWN:
                 self.charged -= 1
             if outcome.blocked:
-                blocked.append(user_id)
+                plan.blocked.append(user_id)
             if kind != oc.NOT_SENT or outcome.kind == oc.NOT_SENT:
                 retry_after = self._judge(item_id, outcome, retry_after)
         if self.streak >= self.max_errors:
-            self._trip(finals, back)
-        items.set_final(sent, SENT, now)
-        for (status, error), ids in finals.items():
-            items.set_final(ids, status, now, error)
-        items.set_final(back, PENDING, now)
-        counts = {"sent": len(sent)}
-        for (status, _), ids in finals.items():
-            key = {ITEM_FAILED: "failed", SKIPPED: "skipped", UNKNOWN: "unknown"}[status]
-            counts[key] = counts.get(key, 0) + len(ids)
-        jobs_repo.add_counts(self.job_id, **counts)
-        items.block_users(blocked, now)
-        recorded = len(done) - len(back)
-        self.p.processed += recorded
-        self.since_progress += recorded
+            self._trip(plan)
+        plan.recorded = len(done) - len(plan.back)
         if retry_after:
-            jobs_repo.set_not_before(self.job_id, self.p.token, now + _seconds(retry_after))
+            plan.not_before = self.p.now() + timedelta(seconds=retry_after)
+        return plan
+
+    def _write(self, plan: Plan) -> None:
+        """Write one plan; counters move by the rows really changed, so a replay adds nothing."""
+        now = self.p.now()
+        counts: dict[str, int] = defaultdict(int)
+        for (status, error), ids in plan.finals.items():
+            counts[COUNTER[status]] += items.set_final(ids, status, now, error)
+        items.set_final(plan.back, PENDING, now)
+        reopened = items.reopen_failed(plan.reopen)
+        if reopened:
+            counts["failed"] -= reopened
+        jobs_repo.add_counts(self.job_id, **counts)
+        items.block_users(plan.blocked, now)
+        if plan.not_before is not None:
+            jobs_repo.set_not_before(self.job_id, self.p.token, plan.not_before)
         if self.paused_reason:
             jobs_repo.pause(self.job_id, self.paused_reason)
 
@@ -141,31 +203,28 @@ class Recorder:
                 self.streak_failed.append(item_id)
         elif outcome.kind == oc.RATE_LIMITED:
             # Telegram's 429 explains a "budget" stop seen first by our own pacer.
-            self.p.stop = "rate_limited" if self.p.stop in (None, "budget") else self.p.stop
+            self.p.stop = Stop.RATE_LIMITED if self.p.stop in (None, Stop.BUDGET) else self.p.stop
             return max(retry_after, outcome.retry_after)
         elif outcome.kind == oc.NOT_SENT:
-            self.p.stop = self.p.stop or "network"
+            self.p.stop = self.p.stop or Stop.NETWORK
         elif outcome.kind == oc.OUT_OF_BUDGET:
-            self.p.stop = self.p.stop or "budget"
+            self.p.stop = self.p.stop or Stop.BUDGET
         elif outcome.kind == oc.BOT_ERROR and not self.paused_reason:
-            self.p.stop = "unauthorized"
+            self.p.stop = Stop.UNAUTHORIZED
             self.paused_reason = t("reason_unauthorized", self.lang)
         return retry_after
 
-    def _trip(self, finals: dict, back: list) -> None:
+    def _trip(self, plan: Plan) -> None:
         """Open the breaker: the streak's failed items go back to pending and the job pauses."""
         streak_ids = set(self.streak_failed)
-        earlier = []
-        for key in [k for k in finals if k[0] == ITEM_FAILED]:
-            here = [i for i in finals[key] if i in streak_ids]
-            finals[key] = [i for i in finals[key] if i not in streak_ids]
-            back.extend(here)
+        for key in [k for k in plan.finals if k[0] == ITEM_FAILED]:
+            here = [i for i in plan.finals[key] if i in streak_ids]
+            plan.finals[key] = [i for i in plan.finals[key] if i not in streak_ids]
+            plan.back.extend(here)
             streak_ids -= set(here)
-        earlier = list(streak_ids)
-        reopened = items.reopen_failed(earlier)
-        if reopened:
-            jobs_repo.add_counts(self.job_id, failed=-reopened)
-        self.p.stop = "breaker"
+        # Failed items of the streak already written by earlier steps.
+        plan.reopen = list(streak_ids)
+        self.p.stop = Stop.BREAKER
         if not self.paused_reason:
             self.paused_reason = t("reason_breaker", self.lang, n=self.streak, error=self.last_error[:120])
         log.warning("job %s: %s non-recipient errors in a row (%s); pausing", self.job_id, self.streak, self.last_error)
@@ -181,13 +240,20 @@ class Recorder:
         if self._take_peek():
             self.paused_reason = t("reason_paid_cap", self.lang, cap=self.paid_limit)
             jobs_repo.pause(self.job_id, self.paused_reason)
-            self.p.stop = "paid_cap"
+            self.p.stop = Stop.PAID_CAP
         return 0
 
     def _take_peek(self) -> bool:
         """Tell whether any pending item is left to send."""
         self._fill(1)
         return bool(self.queue)
+
+    def _rescan(self, back: list[int]) -> None:
+        """Read again from the first item that went back to pending (a send held back by a 429 elsewhere)."""
+        if back:
+            self.queue.clear()
+            self.last_id = min(self.last_id, min(back) - 1)
+            self.exhausted = False
 
     def _fill(self, need: int) -> None:
         """Read the next pending items (in id order) until the queue holds `need` or none are left."""
@@ -207,14 +273,27 @@ class Recorder:
         return [self.queue.popleft() for _ in range(min(want, len(self.queue)))]
 
     def _after_commit(self) -> None:
-        """Tell the admin: throttled progress edits, and a one-time pause alert."""
-        if self.paused_reason and not getattr(self, "_alerted", False):
-            self._alerted = True
-            self._alert_pause()
-        if self.has_progress and self.since_progress >= self.progress_every:
-            self.since_progress = 0
-            refresh_progress(self.job_id, outbox=self.p.outbox, lang=self.lang)
-            self.p.outbox.flush(wait=False)
+        """Tell the admin: throttled progress edits, and a one-time pause alert (best effort)."""
+        try:
+            if self.paused_reason and not self.alerted:
+                self.alerted = True
+                self._alert_pause()
+            if self.has_progress and self.since_progress >= self.progress_every:
+                self.since_progress = 0
+                # Progress edits give way to replies and sends (they take a
+                # bot-wide slot only when one is free), except one every
+                # broadcast_progress_min_seconds, which waits its turn.
+                urgent = self.p.clock() >= self.urgent_edit_at
+                if urgent:
+                    self.urgent_edit_at = self.p.clock() + self.progress_min_seconds
+                refresh_progress(self.job_id, outbox=self.p.outbox, lang=self.lang,
+                                 priority=None if urgent else LOW)
+                self.p.flush_outbox()
+        except Exception:
+            # The batch just marked 'sending' must still go out: a failed
+            # progress read or edit is never worth turning it into 'unknown'.
+            db.session.rollback()
+            log.warning("job %s: progress update skipped", self.job_id, exc_info=True)
 
     def _alert_pause(self) -> None:
         """Send the admins a pause notice with a resume button."""
@@ -238,25 +317,26 @@ class Recorder:
     def idle_reason(self) -> str:
         """Nothing in flight and nothing to claim: complete the job if every item is final."""
         try:
-            done = jobs_repo.complete_if_done(self.job_id, self.p.token, utcnow())
+            done = jobs_repo.complete_if_done(self.job_id, self.p.token, self.p.now())
             db.session.commit()
         except Exception:
             db.session.rollback()
             raise
         if done:
             log.info("job %s completed", self.job_id)
-            send_summary(self.job_id, outbox=self.p.outbox, lang=self.lang)
-            return "done"
-        return "incomplete"
+            self._best_effort(send_summary)
+            return Stop.DONE
+        return Stop.INCOMPLETE
 
     def finish(self) -> None:
         """Leave the progress message showing where the job stands."""
-        if self.has_progress and self.p.stop != "done":
-            refresh_progress(self.job_id, outbox=self.p.outbox, lang=self.lang)
+        if self.has_progress and self.p.stop != Stop.DONE:
+            self._best_effort(refresh_progress)
 
-
-def _seconds(value: float):
-    """Return a timedelta of value seconds."""
-    from datetime import timedelta
-
-    return timedelta(seconds=value)
+    def _best_effort(self, notify) -> None:
+        """Run a progress/summary update; its failure never changes what was sent or recorded."""
+        try:
+            notify(self.job_id, outbox=self.p.outbox, lang=self.lang)
+        except Exception:
+            db.session.rollback()
+            log.warning("job %s: progress update skipped", self.job_id, exc_info=True)

@@ -6,16 +6,13 @@ import time
 
 from app.extensions import db
 from app.models.broadcast import QUEUED, TERMINAL, BroadcastJob
-from app.services.broadcast import jobs
+from app.services.broadcast import jobs, stops
 from app.services.broadcast.progress import progress_keyboard, progress_text, refresh_progress
 from app.services.broadcast.pump import pump
 from app.services.broadcast.status import job_status
 from app.texts import t
 
 log = logging.getLogger(__name__)
-# Stops after which another pump in the same request would only repeat them.
-FINAL_STOPS = {"done", "paused", "cancelled", "failed", "completed", "lease_miss", "lease_lost", "not_running",
-               "rate_limited", "not_before", "breaker", "unauthorized", "paid_cap", "network", "no_such_job"}
 
 
 def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> None:
@@ -34,13 +31,14 @@ def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> 
         jobs.set_progress_message(job_id, chat_id, message["message_id"])
 
 
-def run_interactive(job_id: int, *, settings: dict, client, outbox, chat_id: int, lang: str = "fa") -> dict:
+def run_interactive(job_id: int, *, settings: dict, outbox, chat_id: int, lang: str = "fa") -> dict:
     """Run up to webhook_pump_calls bounded pumps, then leave 'remaining: N — tap continue'."""
     ensure_progress_message(job_id, outbox=outbox, chat_id=chat_id, lang=lang)
     for _ in range(settings["webhook_pump_calls"]):
-        result = pump(job_id, settings["webhook_pump_seconds"], settings=settings, client=client, outbox=outbox)
+        # No client passed: pump() takes the job's own (a paid job's paid client and rate).
+        result = pump(job_id, settings["webhook_pump_seconds"], settings=settings, outbox=outbox)
         log.info("interactive pump of job %s: stop=%s processed=%s", job_id, result.stop, result.processed)
-        if result.stop in FINAL_STOPS:
+        if result.stop in stops.FINAL:
             break
     db.session.expire_all()
     job = db.session.get(BroadcastJob, job_id)

@@ -1,0 +1,232 @@
+"""The shared Telegram budget's SQL: one short autocommit statement per operation.
+
+Times are integer microseconds since the Unix epoch on the DATABASE's clock,
+read inside each statement, so every app server measures against one clock.
+
+Why this is safe under concurrency: each write is ONE statement that reads
+the row, computes the new value and writes it. InnoDB takes the row's
+exclusive lock before evaluating the update (a locking, latest-committed
+read), and SQLite runs the statement under its single write lock; either way
+two processes reserving at once are serialised inside the statement, and the
+second one computes from the first one's result, so their slots are
+disjoint. Nothing is held across an HTTP call: each statement commits
+(autocommit) on its own pooled connection, outside any ORM session, so worker
+threads without a Flask app context can call these functions.
+"""
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
+
+from app.config import engine_options
+
+# "Now" in µs, evaluated once per statement by the database itself. MySQL's
+# UTC_TIMESTAMP(6) minus the epoch literal does no time zone conversion.
+_NOW = {
+    "mysql": "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
+    "sqlite": "CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)",
+}
+NO_LIMIT_US = 10 ** 13  # ~116 days: "wait as long as it takes"
+_ENGINES: dict[str, Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+class Reservation(NamedTuple):
+    """Slots reserved on a lane: the first starts at ``start_us`` (database clock).
+
+    ``now_us`` is the database's "now" inside the statement on SQLite; MySQL
+    returns one value per statement (LAST_INSERT_ID), so it is None there and
+    callers use an anchored clock (``now_us()`` once, then monotonic time).
+    ``held`` says a 429 hold was running at that "now": when False, the
+    booking doubles as a fresh read of the hold (nothing holds the lane).
+    """
+
+    start_us: int
+    now_us: int | None
+    held: bool = False
+
+
+def _kind(engine: Engine) -> str:
+    """Return 'mysql' (MySQL and MariaDB) or 'sqlite'."""
+    name = engine.dialect.name
+    if name in ("mysql", "mariadb"):
+        return "mysql"
+    if name == "sqlite":
+        return "sqlite"
+    raise NotImplementedError(f"telegram budget: unsupported database {name!r}")
+
+
+def budget_engine(source: Engine | str) -> Engine:
+    """Return this process's autocommit engine for the budget, on the same database as ``source``.
+
+    With the app's engine each statement costs 7 MySQL round trips (ping,
+    SET AUTOCOMMIT on and off, ROLLBACK, isolation level, COMMIT); a pool
+    whose connections stay in autocommit, with no ping and no rollback on
+    return, sends the statement alone. One engine per URL per process.
+    """
+    url = source.url if isinstance(source, Engine) else make_url(source)
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        return source if isinstance(source, Engine) else create_engine(url)  # a second pool would be another database
+    key = url.render_as_string(hide_password=False)
+    with _ENGINES_LOCK:
+        if key not in _ENGINES:
+            options = dict(engine_options(key), isolation_level="AUTOCOMMIT", skip_autocommit_rollback=True,
+                           pool_pre_ping=False, max_overflow=30)
+            _ENGINES[key] = create_engine(url, **options)
+        return _ENGINES[key]
+
+
+def _execute(engine: Engine, sql: str, params: dict):
+    """Run one statement in autocommit on its own connection; return (rows, MySQL lastrowid or rowcount).
+
+    Retried once on a dropped connection (no ping before use): a repeated
+    reservation only wastes slots, it never hands one out twice.
+    """
+    for attempt in (1, 2):
+        try:
+            with engine.connect() as conn:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                result = conn.execute(text(sql), params)
+                rows = result.fetchall() if result.returns_rows else []
+                return rows, (result.lastrowid if _kind(engine) == "mysql" else result.rowcount)
+        except DBAPIError as exc:
+            if attempt == 2 or not exc.connection_invalidated:
+                raise
+
+
+def now_us(engine: Engine) -> int:
+    """Return the database's current time in µs since the epoch."""
+    rows, _ = _execute(engine, f"SELECT {_NOW[_kind(engine)]}", {})
+    return int(rows[0][0])
+
+
+def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: int) -> Reservation | None:
+    """Reserve ``n`` consecutive slots on ``lane``; None (reserving nothing) if the first is too late.
+
+    The first slot starts at GREATEST(next_us, hold_until_us, now): never
+    before the previous reservation's last slot plus one interval (no catch-up
+    credit: an idle lane restarts at "now"), never inside a 429 hold. The lane
+    row is created by the same statement if it is missing (an upsert). Safe
+    under concurrency: the upsert locks the row (InnoDB) or runs under
+    SQLite's write lock, so the read of next_us and its advance by n*interval
+    are one step; a concurrent reservation starts where this one ended.
+    """
+    kind = _kind(engine)
+    now = _NOW[kind]
+    start = f"GREATEST(next_us, hold_until_us, {now})" if kind == "mysql" else f"MAX(next_us, hold_until_us, {now})"
+    params = {"lane": lane, "span": n * interval_us, "limit": max_wait_us}
+    if kind == "mysql":
+        # LAST_INSERT_ID(expr) hands expr back in the OK packet (PyMySQL's
+        # lastrowid): the new next_us times 2, plus 1 if a hold is running;
+        # 0 when refused (the row is left unchanged).
+        new = f"{start} + :span"
+        _, value = _execute(engine, (
+            "INSERT INTO telegram_budget (lane, next_us, hold_until_us) "
+            f"VALUES (:lane, {now} + :span + 0 * LAST_INSERT_ID(({now} + :span) * 2), 0) "
+            f"ON DUPLICATE KEY UPDATE next_us = IF({start} <= {now} + :limit, "
+            f"{new} + 0 * LAST_INSERT_ID(({new}) * 2 + (hold_until_us > {now})), next_us + LAST_INSERT_ID(0))"),
+            params)
+        if not value:
+            return None
+        return Reservation(int(value) // 2 - n * interval_us, None, bool(int(value) % 2))
+    rows, _ = _execute(engine, (
+        f"INSERT INTO telegram_budget (lane, next_us, hold_until_us) VALUES (:lane, {now} + :span, 0) "
+        f"ON CONFLICT(lane) DO UPDATE SET next_us = {start} + :span WHERE {start} <= {now} + :limit "
+        f"RETURNING next_us, {now}, hold_until_us"), params)
+    if not rows:
+        return None
+    next_us, now_value, hold_us = (int(v) for v in rows[0])
+    return Reservation(next_us - n * interval_us, now_value, hold_us > now_value)
+
+
+def hold(engine: Engine, lanes: tuple[str, ...], retry_after_s: float) -> None:
+    """Hold ``lanes`` until now + retry_after (a 429): no slot on them starts earlier.
+
+    GREATEST keeps the later of two holds, so two processes recording 429s at
+    once (in either order) leave the longer one; the upsert's row lock makes
+    each read-compare-write atomic.
+    """
+    kind = _kind(engine)
+    until = f"{_NOW[kind]} + :delay"
+    params = {"delay": max(0, int(retry_after_s * 1_000_000))}
+    values = []
+    for i, lane in enumerate(lanes):
+        params[f"lane{i}"] = lane
+        values.append(f"(:lane{i}, 0, {until})")
+    if kind == "mysql":
+        tail = f"ON DUPLICATE KEY UPDATE hold_until_us = GREATEST(hold_until_us, {until})"
+    else:
+        tail = "ON CONFLICT(lane) DO UPDATE SET hold_until_us = MAX(hold_until_us, excluded.hold_until_us)"
+    _execute(engine, f"INSERT INTO telegram_budget (lane, next_us, hold_until_us) VALUES {', '.join(values)} {tail}",
+             params)
+
+
+def read_lane(engine: Engine, lane: str) -> tuple[int, int, int]:
+    """Return (next_us, hold_until_us, now_us) for a lane; zeros for a lane never used."""
+    kind = _kind(engine)
+    rows, _ = _execute(engine, (
+        f"SELECT t.next_us, t.hold_until_us, n.now_us FROM (SELECT {_NOW[kind]} AS now_us) AS n "
+        "LEFT JOIN telegram_budget AS t ON t.lane = :lane"), {"lane": lane})
+    next_us, hold_us, now = rows[0]
+    return int(next_us or 0), int(hold_us or 0), int(now)
+
+
+def reserve_chat(engine: Engine, chat_id: int, interval_us: int, max_wait_us: int) -> Reservation | None:
+    """Reserve the chat's next slot; None (reserving nothing) if it starts more than max_wait from now.
+
+    Same shape and safety as reserve(): one upsert, serialised by the row
+    lock or SQLite's write lock, so two processes writing to one chat (a
+    progress edit and a reply) get slots at least ``interval`` apart.
+    """
+    kind = _kind(engine)
+    now = _NOW[kind]
+    params = {"chat": chat_id, "iv": interval_us, "limit": max_wait_us}
+    if kind == "mysql":
+        start = f"GREATEST(next_us, {now})"
+        _, value = _execute(engine, (
+            f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES (:chat, LAST_INSERT_ID({now} + :iv)) "
+            f"ON DUPLICATE KEY UPDATE next_us = IF({start} <= {now} + :limit, "
+            f"LAST_INSERT_ID({start} + :iv), next_us + LAST_INSERT_ID(0))"), params)
+        return Reservation(int(value) - interval_us, None) if value else None  # LAST_INSERT_ID: the new next_us
+    start = f"MAX(next_us, {now})"
+    rows, _ = _execute(engine, (
+        f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES (:chat, {now} + :iv) "
+        f"ON CONFLICT(chat_id) DO UPDATE SET next_us = {start} + :iv WHERE {start} <= {now} + :limit "
+        f"RETURNING next_us, {now}"), params)
+    if not rows:
+        return None
+    return Reservation(int(rows[0][0]) - interval_us, int(rows[0][1]))
+
+
+def hold_chat(engine: Engine, chat_id: int, until_us: int) -> None:
+    """Send nothing to the chat before ``until_us`` (a per-chat 429); keeps the later time."""
+    greatest = "GREATEST" if _kind(engine) == "mysql" else "MAX"
+    tail = (f"ON DUPLICATE KEY UPDATE next_us = {greatest}(next_us, :until)" if _kind(engine) == "mysql"
+            else f"ON CONFLICT(chat_id) DO UPDATE SET next_us = {greatest}(next_us, excluded.next_us)")
+    _execute(engine, f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES (:chat, :until) {tail}",
+             {"chat": chat_id, "until": until_us})
+
+
+def chat_next_us(engine: Engine, chat_id: int) -> int | None:
+    """Return when the chat may next receive a message (µs, database clock), or None if untracked."""
+    rows, _ = _execute(engine, "SELECT next_us FROM telegram_chat_pace WHERE chat_id = :chat", {"chat": chat_id})
+    return int(rows[0][0]) if rows else None
+
+
+def prune_chats(engine: Engine, older_than_s: float) -> int:
+    """Delete chats free for longer than ``older_than_s``; return how many.
+
+    A broadcast touches each of 40k chats once; without pruning the table
+    would keep all of them. A chat deleted here is free anyway, and a
+    concurrent reservation either ran first (then its row is recent and not
+    deleted) or recreates the row.
+    """
+    with engine.connect() as conn:
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        result = conn.execute(text(f"DELETE FROM telegram_chat_pace WHERE next_us < {_NOW[_kind(engine)]} - :age"),
+                              {"age": int(older_than_s * 1_000_000)})
+        return result.rowcount

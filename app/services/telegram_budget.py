@@ -1,0 +1,346 @@
+"""The bot-wide Telegram budget as pacers: drop-ins for app.telegram.pacing, backed by the database.
+
+Every process and thread takes its slots from one timeline per lane in
+``telegram_budget`` (app/repository/telegram_budget.py), so the sum of all
+counted calls stays under one cap however many processes Passenger or
+gunicorn runs. Slots are database-clock microseconds; each process maps
+them to its own time.monotonic() with a ``BudgetClock`` anchor.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Hashable
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.models.telegram_budget import FREE, LANES
+from app.repository import telegram_budget as repo
+from app.telegram.pacing import ChatPacer
+
+log = logging.getLogger(__name__)
+_NEVER = float("-inf")
+_US = 1_000_000
+
+
+class BudgetClock:
+    """Map the database's µs clock to this process's monotonic clock.
+
+    Read once (the round trip's midpoint, best of three) and re-anchored every
+    ``every`` seconds, so drift between the two clocks stays in microseconds.
+    """
+
+    def __init__(self, engine: Engine, clock: Callable[[], float] = time.monotonic, every: float = 60.0):
+        self._engine = engine
+        self._clock = clock
+        self._every = every
+        self._lock = threading.Lock()
+        self._us = 0
+        self._mono = _NEVER
+
+    def to_mono(self, us: int) -> float:
+        """Return the monotonic time of database time ``us``."""
+        anchor_us, anchor_mono = self._anchor()
+        return anchor_mono + (us - anchor_us) / _US
+
+    def to_us(self, mono: float) -> int:
+        """Return the database time (µs) of monotonic time ``mono``."""
+        anchor_us, anchor_mono = self._anchor()
+        return anchor_us + round((mono - anchor_mono) * _US)
+
+    def reanchor(self) -> None:
+        """Read the database's clock again now."""
+        with self._lock:
+            self._mono = _NEVER
+        self._anchor()
+
+    def _anchor(self) -> tuple[int, float]:
+        """Return (db µs, monotonic) of the current anchor, reading it when stale."""
+        with self._lock:
+            if self._clock() - self._mono < self._every:
+                return self._us, self._mono
+            best = None
+            for _ in range(3):
+                before = self._clock()
+                value = repo.now_us(self._engine)
+                after = self._clock()
+                if best is None or after - before < best[0]:
+                    best = (after - before, value, (before + after) / 2)
+            _, self._us, self._mono = best
+            return self._us, self._mono
+
+
+# How many times acquire_slot books again after waking too late before it
+# uses a late slot anyway (bounded, so a loaded machine still makes progress).
+MAX_LATE_REBOOKINGS = 2
+
+
+class SharedRateLimiter:
+    """Evenly spaced slots at ``rate``/s on one shared lane: ``RateLimiter``'s interface, bot-wide.
+
+    No catch-up credit: a slot starts at the later of the previous slot plus
+    one interval, a 429 hold, and "now", so any 1 s window holds at most
+    rate + 1 slots across every process. A slot reserved long before it is
+    due is confirmed against the shared hold (re-read at most every
+    ``recheck`` s) before it is used, so a 429 seen by another process stops
+    this one too. With ``max_lateness`` (a fraction of the interval), a slot
+    used later than that is refused and booked again: slots that a stalled
+    thread would use late, all at once, could put more than one extra call
+    into some 1 s window.
+    """
+
+    def __init__(self, engine: Engine, rate: float, lane: str = FREE, *, hold_lanes: tuple[str, ...] = LANES,
+                 recheck: float = 0.1, max_lateness: float | None = None, db_clock: BudgetClock | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        self._engine = engine
+        self._lane = lane
+        self._hold_lanes = hold_lanes
+        self._recheck = recheck
+        self._max_lateness = max_lateness
+        self._clock = clock
+        self._sleep = sleep
+        self._db_clock = db_clock or BudgetClock(engine, clock)
+        self._lock = threading.Lock()
+        self._refresh_lock = threading.Lock()
+        self._interval = _interval(rate)
+        self._hold = _NEVER  # latest 429 hold known here (monotonic)
+        self._read_at = _NEVER  # when the shared hold was last read
+        self._local_tat = _NEVER  # fallback pacing while the database is unreachable
+        self.statements = 0  # database statements issued (for benchmarks)
+
+    @property
+    def rate(self) -> float:
+        """Return the configured rate in slots per second."""
+        return 1.0 / self._interval
+
+    def set_rate(self, rate: float, burst: int | None = None) -> None:
+        """Change the rate; ``burst`` is accepted for RateLimiter's interface but no credit is ever given."""
+        if burst is not None and burst < 1:
+            raise ValueError("burst must be >= 1")
+        self._interval = _interval(rate)
+
+    def acquire(self, deadline: float | None = None, max_wait: float | None = None) -> bool:
+        """Reserve the next slot and sleep until it; False (nothing reserved) if too late.
+
+        ``deadline`` is monotonic; ``max_wait`` (seconds) lets low-priority
+        calls (progress edits) take a slot only if one is free that soon.
+        """
+        return self.acquire_slot(deadline, max_wait) is not None
+
+    def acquire_slot(self, deadline: float | None = None, max_wait: float | None = None) -> float | None:
+        """Like acquire(), returning the monotonic slot time slept to, or None."""
+        late = 0
+        while True:
+            if not self._wait_out_hold(deadline, max_wait):
+                return None
+            slots = self.acquire_many(1, deadline, max_wait)
+            if not slots:
+                return None
+            reserved_at = self._clock()
+            delay = slots[0] - reserved_at
+            if delay > 0:
+                self._sleep(delay)
+            # A thread that keeps waking late (a loaded machine) still gets its call out.
+            if self.clear_at(slots[0], reserved_at, late_ok=late >= MAX_LATE_REBOOKINGS):
+                return slots[0]
+            late += self.is_late(slots[0])
+            # A 429 hold recorded after we booked covers the slot, or we woke too late: take a later one.
+
+    def acquire_many(self, n: int, deadline: float | None = None, max_wait: float | None = None) -> list[float]:
+        """Reserve ``n`` consecutive slots in one statement; return their monotonic times (no sleep).
+
+        Empty (nothing reserved) when the first slot would start more than
+        ``max_wait`` from now or the last one after ``deadline``. The caller
+        sleeps to each slot and should ask ``clear_at(slot, reserved_at)``
+        before using a slot booked long before.
+        """
+        interval = self._interval
+        now = self._clock()
+        limit = repo.NO_LIMIT_US / _US if max_wait is None else max_wait
+        if deadline is not None:
+            limit = min(limit, deadline - now - (n - 1) * interval)
+        if limit < 0 or n < 1:
+            return []
+        try:
+            self.statements += 1
+            booked = repo.reserve(self._engine, self._lane, n, round(interval * _US), int(limit * _US))
+            if booked is None:
+                return []
+            start = self._db_clock.to_mono(booked.start_us)
+            if booked.held:
+                self._refresh_hold(self._clock())  # rare: learn how long the running hold lasts
+            else:
+                with self._lock:  # no hold was running: the booking was a fresh read of it
+                    self._read_at = max(self._read_at, now)
+        except SQLAlchemyError:
+            log.warning("telegram budget: database unreachable, pacing this process alone", exc_info=True)
+            start = self._take_local(n, interval, now, limit)
+            if start is None:
+                return []
+        slots = [start + i * interval for i in range(n)]
+        # The database judged the limit a round trip later than `now`: never hand out a slot past the deadline.
+        return [s for s in slots if deadline is None or s <= deadline]
+
+    def is_late(self, slot: float) -> bool:
+        """Tell whether using ``slot`` now would be later than ``max_lateness`` allows."""
+        return self._max_lateness is not None and self._clock() - slot > self._max_lateness * self._interval
+
+    def clear_at(self, slot: float, reserved_at: float | None = None, *, late_ok: bool = False) -> bool:
+        """Return True unless a 429 hold (from any process) covers ``slot``, or the slot is late.
+
+        Every booking in this process tells whether a hold is running, so
+        bookings double as reads of the hold; when the latest is older than
+        ``recheck`` seconds the shared row is read again (once for all threads).
+        """
+        if not late_ok and self.is_late(slot):
+            return False
+        with self._lock:
+            if self._hold > slot:
+                return False
+            known_at = max(self._read_at, _NEVER if reserved_at is None else reserved_at)
+        started = self._clock()
+        if started - known_at <= self._recheck:
+            return True
+        self._refresh_hold(started)
+        with self._lock:
+            return self._hold <= slot
+
+    def next_slot_in(self) -> float:
+        """Return seconds until a slot reserved now would start (0 if free now)."""
+        try:
+            self.statements += 1
+            next_us, hold_us, now_us = repo.read_lane(self._engine, self._lane)
+            shared = max(next_us, hold_us, now_us) - now_us
+        except SQLAlchemyError:
+            shared = 0
+        with self._lock:
+            local = self._hold - self._clock()
+        return max(0.0, shared / _US, local)
+
+    def block_until(self, t: float) -> None:
+        """Grant no slot before monotonic ``t`` (a 429), here at once and in every process via the database."""
+        with self._lock:
+            self._hold = max(self._hold, t)
+        try:
+            self.statements += 1
+            repo.hold(self._engine, self._hold_lanes, max(0.0, t - self._clock()))
+        except SQLAlchemyError:
+            log.warning("telegram budget: could not record a 429 hold for other processes", exc_info=True)
+
+    def _wait_out_hold(self, deadline: float | None, max_wait: float | None) -> bool:
+        """Sleep past a hold known here; False if it outlasts the deadline or max_wait."""
+        with self._lock:
+            hold = self._hold
+        now = self._clock()
+        if hold <= now:
+            return True
+        if (deadline is not None and hold > deadline) or (max_wait is not None and hold - now > max_wait):
+            return False
+        self._sleep(hold - now)
+        return True
+
+    def _refresh_hold(self, asked_at: float) -> None:
+        """Read the lane's shared hold, once for all threads that asked at or before ``asked_at``."""
+        with self._refresh_lock:
+            if self._read_at >= asked_at:
+                return
+            read_at = self._clock()
+            try:
+                self.statements += 1
+                _, hold_us, _ = repo.read_lane(self._engine, self._lane)
+                hold = self._db_clock.to_mono(hold_us) if hold_us else _NEVER
+            except SQLAlchemyError:
+                log.warning("telegram budget: could not read the shared hold", exc_info=True)
+                return
+            with self._lock:
+                self._hold = max(self._hold, hold)
+                self._read_at = read_at
+
+    def _take_local(self, n: int, interval: float, now: float, limit: float) -> float | None:
+        """Book slots on this process's own timeline (the database is down)."""
+        with self._lock:
+            start = max(now, self._local_tat, self._hold)
+            if start - now > limit:
+                return None
+            self._local_tat = start + n * interval
+            return start
+
+
+class SharedChatPacer:
+    """Per-chat spacing across processes: ``ChatPacer``'s interface, backed by telegram_chat_pace."""
+
+    def __init__(self, engine: Engine, private_interval: float = 1.0, group_interval: float = 3.0, *,
+                 keep: float = 60.0, prune_every: float = 60.0, db_clock: BudgetClock | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        self._engine = engine
+        self._clock = clock
+        self._sleep = sleep
+        self._db_clock = db_clock or BudgetClock(engine, clock)
+        # Chats the table cannot key (an @username) are paced in this process only.
+        self._local = ChatPacer(private_interval, group_interval, clock=clock, sleep=sleep)
+        self._keep = keep
+        self._prune_every = prune_every
+        self._prune_at = clock() + prune_every
+        self._prune_lock = threading.Lock()
+
+    def acquire(self, chat_id: Hashable, deadline: float | None = None) -> bool:
+        """Reserve the chat's next slot and sleep until it; False (nothing reserved) if after deadline."""
+        if not isinstance(chat_id, int):
+            return self._local.acquire(chat_id, deadline)
+        now = self._clock()
+        limit = repo.NO_LIMIT_US / _US if deadline is None else deadline - now
+        if limit < 0:
+            return False
+        interval = self.interval_for(chat_id)
+        booked = repo.reserve_chat(self._engine, chat_id, round(interval * _US), int(limit * _US))
+        if booked is None:
+            return False
+        delay = self._db_clock.to_mono(booked.start_us) - self._clock()
+        if delay > 0:
+            self._sleep(delay)
+        self._maybe_prune()
+        return True
+
+    def ready_at(self, chat_id: Hashable) -> float:
+        """Return the monotonic time the chat may next receive a message (may be in the past)."""
+        if not isinstance(chat_id, int):
+            return self._local.ready_at(chat_id)
+        value = repo.chat_next_us(self._engine, chat_id)
+        return _NEVER if value is None else self._db_clock.to_mono(value)
+
+    def block_until(self, chat_id: Hashable, t: float) -> None:
+        """Send nothing to the chat before monotonic ``t`` (a per-chat 429), in every process."""
+        if not isinstance(chat_id, int):
+            self._local.block_until(chat_id, t)
+            return
+        repo.hold_chat(self._engine, chat_id, self._db_clock.to_us(t))
+
+    def interval_for(self, chat_id: Hashable) -> float:
+        """Return the spacing for a chat: users have positive ids, groups and channels negative."""
+        return self._local.interval_for(chat_id)
+
+    def prune(self) -> int:
+        """Forget chats free for longer than ``keep`` seconds; return how many."""
+        return repo.prune_chats(self._engine, self._keep)
+
+    def _maybe_prune(self) -> None:
+        """Prune at most once per ``prune_every`` seconds per process, never failing the caller."""
+        now = self._clock()
+        if now < self._prune_at or not self._prune_lock.acquire(blocking=False):
+            return
+        try:
+            self._prune_at = now + self._prune_every
+            self.prune()
+        except SQLAlchemyError:
+            log.warning("telegram budget: pruning chat pace rows failed", exc_info=True)
+        finally:
+            self._prune_lock.release()
+
+
+def _interval(rate: float) -> float:
+    """Return seconds per slot for a positive rate."""
+    if not rate or rate <= 0:
+        raise ValueError("rate must be > 0")
+    return 1.0 / rate
