@@ -1,10 +1,10 @@
 """Benchmark 2: one pump process sending a paid broadcast (allow_paid_broadcast) as fast as allowed.
 
 Simulator: paid_rate 1000/s, 50 ms latency ± 10 %. Job: broadcast_paid_enabled on,
-broadcast_paid_rate_per_second 900, broadcast_paid_concurrency 48 (the defaults).
+broadcast_paid_rate_per_second 900, broadcast_paid_concurrency 64 (the defaults).
 --profile samples the engine and the simulator with py-spy and buckets the CPU.
 
-    .venv/bin/python -m bench.paid [--users 5000] [--db sqlite|mariadb|both] [--profile] [--client default]
+    .venv/bin/python -m bench.paid [--users 5000] [--db sqlite|mariadb|both] [--profile] [--client default|httpclient]
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import profiling, whatif
+from bench.budget_stats import BudgetStatements
 from bench.common import (
     RESULTS,
     Simulator,
@@ -36,13 +37,14 @@ from bench.output import print_table, write_results
 from bench.traces import DbClock, SendTrace, StepTimer
 
 COLUMNS = ["db", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups", "in_flight_avg", "call_ms",
-           "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "engine_cpu_s", "sim_cpu_s", "db_cpu_s",
-           "other_cpu_s", "wall_s"]
+           "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "budget_stmts_item", "engine_cpu_s", "sim_cpu_s",
+           "db_cpu_s", "other_cpu_s", "wall_s"]
 
 
 def run(db_kind: str, url: str, args) -> tuple[dict, dict]:
     """Populate, then drain the job with pump() calls in this one process."""
     from app.extensions import db
+    from app.repository.telegram_budget import budget_engine
     from app.services.broadcast.pump import pump
 
     settings = engine_settings(broadcast_paid_enabled=True, broadcast_paid_rate_per_second=args.rate,
@@ -53,6 +55,7 @@ def run(db_kind: str, url: str, args) -> tuple[dict, dict]:
         job = create_text_job(settings)
         client = whatif.make_client(args.client, settings, paid=True, burst=args.burst)
         clock = DbClock(db.engine)
+        budget = BudgetStatements(budget_engine(db.engine))
         meter = profiling.CpuMeter(engine=os.getpid(), sim=sim.proc.pid,
                                    db=profiling.find_pid("mariadbd", "mysqld") if db_kind == "mariadb" else None)
         spies = []
@@ -79,6 +82,7 @@ def run(db_kind: str, url: str, args) -> tuple[dict, dict]:
             spy.__exit__(None, None, None)
             profiles[name] = profiling.summarize(path)
         clock.close()
+        budget.close()
         stats = sim.stats()
         sent = broadcast_deliveries(sim)
         rate = window_rate(sent)
@@ -89,6 +93,8 @@ def run(db_kind: str, url: str, args) -> tuple[dict, dict]:
                "db_ms_item": round(1000 * clock.total_s / max(processed, 1), 3),
                "db_statements_item": round(clock.statements / max(processed, 1), 2),
                "db_commits": clock.commits, "stops": ",".join(stops), **cycle,
+               "budget_stmts_item": round(budget.total / max(processed, 1), 3),
+               "budget_by_kind_item": budget.per(processed),
                "steps": steps.calls, "step_ms": round(1000 * steps.seconds / max(steps.calls, 1), 2),
                "items_per_step": round(processed / max(steps.calls, 1), 1), **cpu}
         row["wall_s"] = round(wall, 1)
@@ -101,10 +107,11 @@ def main(argv=None) -> int:
     parser.add_argument("--users", type=int, default=5000)
     parser.add_argument("--latency", type=float, default=50)
     parser.add_argument("--rate", type=float, default=900, help="broadcast_paid_rate_per_second")
-    parser.add_argument("--concurrency", type=int, default=48, help="broadcast_paid_concurrency")
+    parser.add_argument("--concurrency", type=int, default=64, help="broadcast_paid_concurrency")
     parser.add_argument("--profile", action="store_true", help="sample engine and simulator with py-spy")
-    parser.add_argument("--client", choices=["default", "noenv", "urllib3", "httpclient"], default="default",
-                        help="what-if: the engine's client over another HTTP session (see bench/whatif.py)")
+    parser.add_argument("--client", choices=["default", "httpclient"], default="default",
+                        help="what-if: the engine's client over one http.client connection per thread "
+                             "instead of its urllib3 pool (see bench/whatif.py)")
     parser.add_argument("--burst", type=int, default=1,
                         help="what-if: RateLimiter burst (slots that accrue while the pump thread is busy)")
     args = parser.parse_args(argv)
@@ -123,7 +130,7 @@ def main(argv=None) -> int:
             profiling.print_profile(f"{kind}: {name}", summary)
     print_table(rows, COLUMNS, title=f"Paid broadcast: one pump, {args.concurrency} in flight, "
                                      f"{args.rate:g}/s configured, simulator 1000/s at {args.latency:g} ms")
-    whatif_run = args.client != "default" or args.burst != 1 or args.concurrency != 48 or args.rate != 900
+    whatif_run = args.client != "default" or args.burst != 1 or args.concurrency != 64 or args.rate != 900
     write_results("paid-whatif" if whatif_run else "paid", args, rows, profiles=profiles)
     return 0
 

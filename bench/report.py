@@ -17,13 +17,17 @@ from bench.common import (
 from bench.output import print_table
 
 TABLES = {
-    "throughput": ["latency_ms", "sender", "msg_s", "of_25", "delivered_s", "delivered", "lost", "not_attempted",
-                   "429s", "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item"],
-    "throughput-whatif": ["latency_ms", "sender", "msg_s", "of_25", "429s", "dups", "sim_busiest_second",
+    "throughput": ["latency_ms", "sender", "msg_s", "of_cap", "delivered_s", "delivered", "lost", "not_attempted",
+                   "429s", "early_calls", "busiest_all", "edits", "dups", "wall_s", "call_ms", "in_flight_avg",
+                   "db_ms_item", "budget_stmts_item"],
+    "throughput-whatif": ["latency_ms", "sender", "msg_s", "of_cap", "429s", "early_calls", "dups", "busiest_all",
                           "call_ms", "in_flight_avg", "db_ms_item"],
+    "budget_burst": ["broadcaster", "latency_ms", "starts", "ok", "welcomed", "max_welcomes", "p50_ms", "p95_ms",
+                     "max_ms", "bc_before_s", "bc_during_s", "bc_after_s", "all_during_s", "429s", "early_calls",
+                     "busiest_all", "edits", "bc_sent", "wall_s"],
     "paid": ["db", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups", "in_flight_avg", "call_ms",
-             "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "engine_cpu_s", "sim_cpu_s", "db_cpu_s",
-             "other_cpu_s", "wall_s"],
+             "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "budget_stmts_item", "engine_cpu_s",
+             "sim_cpu_s", "db_cpu_s", "other_cpu_s", "wall_s"],
     "http_clients": ["client", "calls", "cpu_us_call", "wall_us_call", "sim_cpu_us_call", "calls_s_one_thread"],
     "engine_ceiling": ["db", "transport", "batch", "conc", "items_s", "db_ms_item", "db_exec_ms_item",
                        "db_commit_ms_item", "stmts_item", "commits_item", "step_ms_item", "engine_cpu_ms_item"],
@@ -45,7 +49,8 @@ def load(name: str) -> dict | None:
 
 
 def main() -> int:
-    names = list(TABLES) + ["throughput-ptb-retries", "paid-whatif", "cron_regime-rate27", "webhook_load-t2"]
+    names = list(TABLES) + ["throughput-free-mariadb", "throughput-free-sqlite", "throughput-late-10ms",
+                            "throughput-ptb-retries", "paid-whatif", "webhook_load-t2"]
     for name in names:
         data = load(name)
         if data is None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run every benchmark with quick defaults (about 10 minutes), or --full (about 50 minutes).
+# Run every benchmark with quick defaults (about 10 minutes), or --full (about 60 minutes).
 # Tables go to stdout, JSON to bench/results/ (git-ignored).
 #   bash bench/run_all.sh            quick
 #   bash bench/run_all.sh --full     the figures in docs/PERFORMANCE.md
@@ -18,19 +18,22 @@ run() {
 
 if [ "$FULL" = 1 ]; then
   run bench.throughput --db mariadb --users 750 --alt-max-seconds 200
+  run bench.throughput --db sqlite --users 750 --senders engine --tag free-sqlite
   run bench.paid --db both --users 5000 --profile
   run bench.http_clients --calls 3000
   run bench.engine_ceiling --db both --items 5000
   run bench.population --db both --users 100000 --repeat 3
-  run bench.cron_regime --db mariadb --ticks 3 --tick-seconds 60 --pump-seconds 50
+  run bench.cron_regime --db mariadb --ticks 3 --tick-seconds 60 --pump-seconds 57
+  run bench.budget_burst --db mariadb --broadcaster engine engine-alone ptb
+  run bench.shared_budget --db both
   run bench.webhook_load --db mariadb --updates 2000 --threads 16 --profile
   run bench.webhook_load --db mariadb --updates 500 --threads 2
   # What-ifs behind the recommendations in docs/PERFORMANCE.md (engine unchanged; see bench/whatif.py).
   run bench.throughput --db mariadb --users 750 --senders ptb --ptb-max-retries 3 --tag ptb-retries
   run bench.throughput --db mariadb --users 500 --latencies 150 --senders engine --concurrency 6
-  run bench.cron_regime --db mariadb --ticks 3 --tick-seconds 12 --pump-seconds 10 --rate 27
+  run bench.whatif_late_slots --tolerance-ms 10 --db mariadb --users 750
+  run bench.whatif_late_slots --tolerance-ms 10 --db mariadb --users 750 --latencies 150 --concurrency 6
   run bench.paid --db mariadb --users 5000 --client default --burst 10
-  run bench.paid --db mariadb --users 5000 --client urllib3 --burst 10
   run bench.paid --db mariadb --users 5000 --client httpclient --burst 10
   run bench.paid --db mariadb --users 5000 --client httpclient --burst 10 --concurrency 64
 else
@@ -40,6 +43,7 @@ else
   run bench.engine_ceiling --db both --items 1500
   run bench.population --db both --users 100000 --repeat 1
   run bench.cron_regime --db sqlite --ticks 3 --tick-seconds 12 --pump-seconds 10
+  run bench.budget_burst --db mariadb --users 600 --starts 100
   run bench.webhook_load --db mariadb --updates 1000 --threads 16
 fi
 

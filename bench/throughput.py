@@ -16,7 +16,9 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import alternatives
+from bench.budget_stats import BudgetStatements
 from bench.common import (
+    ADMIN_ID,
     BASE_ID,
     Simulator,
     bound_app,
@@ -34,9 +36,15 @@ from bench.common import (
 from bench.output import print_table, write_results
 from bench.traces import DbClock, SendTrace
 
-COLUMNS = ["latency_ms", "sender", "msg_s", "of_25", "delivered_s", "delivered", "lost", "not_attempted", "429s",
-           "failures",
-           "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item"]
+COLUMNS = ["latency_ms", "sender", "msg_s", "of_cap", "delivered_s", "delivered", "lost", "not_attempted", "429s",
+           "failures", "early_calls", "edits", "busiest_all",
+           "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item", "budget_stmts_item"]
+
+
+def cap() -> float:
+    """The broadcast's share of the bot-wide cap at default settings (min of the two rates): 29."""
+    s = engine_settings()
+    return min(s["broadcast_rate_per_second"], s["telegram_rate_per_second"])
 
 
 def sim_config(latency_ms: float) -> dict:
@@ -50,10 +58,13 @@ def summarize(sim: Simulator, sender: str, latency: float, n: int, wall: float, 
     sent = broadcast_deliveries(sim)
     delivered = len({d["chat_id"] for d in sent})
     rate = window_rate(sent)
-    return {"latency_ms": latency, "sender": sender, "msg_s": round(rate, 2), "of_25": round(rate / 25, 3),
+    return {"latency_ms": latency, "sender": sender, "msg_s": round(rate, 2), "of_cap": round(rate / cap(), 3),
             "delivered_s": round(delivered / wall, 2) if wall else 0.0, "delivered": delivered,
             "lost": extra.get("attempted", n) - delivered, "not_attempted": n - extra.get("attempted", n),
             "429s": stats["429_total"], "failures": extra.get("failures", 0),
+            "early_calls": stats.get("calls_during_retry_after", 0), "busiest_all": stats.get("busiest_second_all", 0),
+            "edits": len(sim.deliveries("editMessageText")),
+            "429_global": stats["429_global"], "429_per_chat": stats["429_per_chat"], "sim_calls": stats["calls"],
             "dups": stats["duplicates"], "wall_s": round(wall, 1), "sim_busiest_second": stats["busiest_second"],
             **{k: v for k, v in extra.items() if k not in ("failures", "wall_s")}}
 
@@ -62,13 +73,17 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     """Create a job through create_job and drain it with pump_all() (cron's code) back to back."""
     from app.services.broadcast.pump import pump_all
 
-    # Defaults: broadcast_rate_per_second 25, broadcast_concurrency 4.
+    # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 4 in flight.
     settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))
     with Simulator(**sim_config(latency)) as sim, bound_app(url, sim.base_url):
         from app.extensions import db
+        from app.repository.telegram_budget import budget_engine
 
         job = create_text_job(settings)
+        if not args.no_progress:
+            attach_progress_message(job.id, settings)
         trace, clock = SendTrace(), DbClock(db.engine)
+        budget_clock, budget = DbClock(budget_engine(db.engine)), BudgetStatements(budget_engine(db.engine))
         started = time.monotonic()
         stops, calls = [], 0
         try:
@@ -82,13 +97,30 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
             wall = time.monotonic() - started
             cycle = trace.close(wall)
             clock.close()
+            budget_clock.close()
+            budget.close()
         counts = tallies(job.id)
         cycle["db_ms_item"] = round(1000 * clock.total_s / max(len(users), 1), 3)
+        # Statements per broadcast item: the app engine's (fenced transactions) and the budget's (slots, holds, chats).
+        cycle["db_stmts_item"] = round(clock.statements / max(len(users), 1), 2)
+        cycle["budget_stmts_item"] = round(budget_clock.statements / max(len(users), 1), 2)
+        cycle["budget_ms_item"] = round(1000 * budget_clock.total_s / max(len(users), 1), 3)
+        cycle["budget_by_kind_item"] = budget.per(len(users))
         extra = {"failures": counts.get("failed", 0) + counts.get("unknown", 0), "pump_calls": calls,
                  "stops": ",".join(stops), "items": counts, **cycle}
-        name = f"engine pump_all ({settings['broadcast_rate_per_second']:g}/s, " \
-               f"{settings['broadcast_concurrency']} in flight)"
+        name = f"engine pump_all ({settings['broadcast_rate_per_second']:g}/s of cap " \
+               f"{settings['telegram_rate_per_second']:g}, {settings['broadcast_concurrency']} in flight" \
+               + ("" if args.no_progress else ", progress edits") + ")"
         return summarize(sim, name, latency, len(users), wall, extra)
+
+
+def attach_progress_message(job_id: int, settings: dict) -> None:
+    """Give the job a live progress message in the admin's chat, as the admin's wizard does (edited while it runs)."""
+    from app.services.broadcast.jobs import set_progress_message
+    from app.services.telegram_factory import get_client
+
+    message = get_client(settings).call("sendMessage", {"chat_id": ADMIN_ID, "text": "progress"})
+    set_progress_message(job_id, ADMIN_ID, message["message_id"])
 
 
 def run_alternative(kind: str, latency: float, users: list[int], args) -> dict:
@@ -115,6 +147,8 @@ def main(argv=None) -> int:
     parser.add_argument("--pump-seconds", type=float, default=50, help="budget of each pump_all call")
     parser.add_argument("--concurrency", type=int, default=0,
                         help="what-if: the engine's broadcast_concurrency (default: the setting's default, 4)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress message (by default the job has one, edited as it runs, like the admin's)")
     parser.add_argument("--alt-max-seconds", type=float, default=120, help="time cap of each alternative")
     parser.add_argument("--ptb-concurrency", type=int, default=8)
     parser.add_argument("--ptb-max-retries", type=int, default=0, help="AIORateLimiter's default is 0")
@@ -135,7 +169,7 @@ def main(argv=None) -> int:
                 rows.append(row)
                 print_table([row], COLUMNS)
     print_table(rows, COLUMNS, title=f"Throughput vs the limit ({args.users} recipients, db={args.db}); "
-                                     "msg_s = simulator-side rate over the sending window")
+                                     f"msg_s = simulator-side rate over the sending window; of_cap = msg_s / {cap():g}")
     tag = args.tag or ("whatif" if args.concurrency else "")
     write_results("throughput" + (f"-{tag}" if tag else ""), args, rows)
     return 0

@@ -9,13 +9,19 @@ from typing import Any
 
 import requests
 
-from app.telegram.errors import RetryAfter, TelegramError, TransientError
+from app.telegram.errors import NetworkError, RetryAfter, TelegramError, TransientError
 from app.telegram.methods import BotMethods
 from app.telegram.pacing import ChatPacer, RateLimiter
-from app.telegram.policy import decide, is_global_flood, is_idempotent, is_paced_method
+from app.telegram.policy import decide, is_counted_method, is_idempotent, is_paced_method
 from app.telegram.transport import Transport, make_session
 
 log = logging.getLogger("app.telegram")
+# Under a hard deadline, an attempt with less time left than this is not started.
+MIN_ATTEMPT_SECONDS = 0.05
+# A low-priority call (a progress edit) takes a bot-wide slot only if one is
+# free this soon; otherwise it is refused (the outbox keeps it for later).
+LOW_PRIORITY_WAIT = 0.05
+LOW = "low"
 
 
 class TelegramClient(BotMethods):
@@ -34,14 +40,22 @@ class TelegramClient(BotMethods):
         self._transport = Transport(self._session, base_url, token,
                                     (connect_timeout, read_timeout))
         self._base_url = base_url
-        self._connect_timeout = connect_timeout
-        self._read_timeout = read_timeout
         self._max_retries = max_retries
         self._backoff = backoff
         self.rate_limiter = rate_limiter
         self.chat_pacer = chat_pacer
         self.clock = clock
         self._sleep = sleep
+
+    # The bot-wide budget every counted call draws from (shared by every
+    # process), and the lane broadcast sends draw from: the same free lane, or
+    # the paid lane for the paid client. None: this process paces alone.
+    budget = None
+    broadcast_budget = None
+    # Pace broadcast recipients' chats too: a recipient may be chatting with
+    # the bot (an admin watching progress) at that moment. Off for the paid
+    # client: a statement per send would cost more than its 1000/s allows.
+    pace_recipients = True
 
     def __repr__(self) -> str:
         return f"TelegramClient(base_url={self._base_url!r})"
@@ -52,11 +66,6 @@ class TelegramClient(BotMethods):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    @property
-    def max_call_seconds(self) -> float:
-        """Return the longest a single attempt may take (connect + read timeout)."""
-        return self._connect_timeout + self._read_timeout
-
     def close(self) -> None:
         """Release pooled connections (only when this client created the session)."""
         if self._owns_session:
@@ -65,12 +74,21 @@ class TelegramClient(BotMethods):
     def call(self, method: str, params: dict[str, Any] | None = None, *,
              deadline: float | None = None, retry_unknown: bool | None = None,
              broadcast: bool = False, chat_id_for_pacing: Any = None,
-             slot_taken: bool = False) -> Any:
+             slot_taken: bool = False,
+             may_retry: Callable[[], bool] | None = None,
+             hard_deadline: bool = False, priority: str | None = None) -> Any:
         """Call ``method`` and return its ``result``, retrying only when it is safe.
 
         ``slot_taken``: the caller already took this call's broadcast rate slot
         (the engine does, so an item is marked in flight only when it may go
-        out); retries after a 429 still take a fresh slot.
+        out); retries after a 429 still take a fresh slot. ``may_retry``: asked
+        before each retry's request; False raises the last error instead.
+        ``hard_deadline``: return or raise by ``deadline`` (plus scheduling
+        slack): each attempt's connect and read time is capped by the time
+        left, so a capped read may end as UnknownOutcome. For the outbox's
+        best-effort writes; never for broadcast sends, whose timeouts stay whole.
+        ``priority="low"``: take a bot-wide slot only if one is free at once
+        (progress edits give way to replies and broadcast sends).
         """
         payload = _payload(params)
         if retry_unknown is None:
@@ -78,44 +96,92 @@ class TelegramClient(BotMethods):
         chat = chat_id_for_pacing if chat_id_for_pacing is not None else payload.get("chat_id")
         paced_chat = chat if is_paced_method(method) else None
         attempt = 0
+        last_error: TelegramError | None = None
         while True:
-            self._pace(method, paced_chat, deadline, broadcast and not (slot_taken and attempt == 0))
+            if not (slot_taken and attempt == 0):
+                self._pace(method, paced_chat, deadline, broadcast, priority)
+            elif self.pace_recipients:
+                self._take_chat(method, paced_chat, deadline, broadcast)
+            if last_error is not None and may_retry is not None and not may_retry():
+                # Asked after every wait, right before the request: the caller
+                # withdrew meanwhile (a cancelled broadcast), so this attempt
+                # never goes out and the last attempt's error stands.
+                raise last_error
+            cap = self._time_left(method, deadline) if hard_deadline else None
             started = self.clock()
             try:
-                result = self._transport.post(method, payload)
+                result = self._transport.post(method, payload, timeout_cap=cap)
             except TelegramError as exc:
                 self._log_failure(method, chat, exc, started)
                 if isinstance(exc, RetryAfter):
                     self._spread_flood(exc, chat, broadcast)
-                decision = decide(exc, attempt, now=self.clock(), deadline=deadline,
+                # A hard deadline keeps room for the retry's own attempt.
+                room = MIN_ATTEMPT_SECONDS if hard_deadline and deadline is not None else 0.0
+                decision = decide(exc, attempt, now=self.clock(),
+                                  deadline=None if deadline is None else deadline - room,
                                   max_retries=self._max_retries, backoff=self._backoff,
                                   retry_unknown=retry_unknown)
                 if not decision.retry:
                     raise
                 self._sleep(decision.delay)
                 attempt += 1
+                last_error = exc
                 continue
             log.debug("%s chat=%s ok %.0fms", method, chat, self._ms_since(started))
             return result
 
-    def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool) -> None:
-        """Wait for the chat's and the global slot; raise RetryAfter if past deadline."""
-        # The chat goes first: a global slot taken and then spent waiting on a
-        # busy chat would be lost to every other thread.
-        if chat is not None and self.chat_pacer is not None:
-            if not self.chat_pacer.acquire(chat, deadline):
-                wait = self.chat_pacer.ready_at(chat) - self.clock()
-                raise RetryAfter(method, max(0.0, wait), "chat pacing: no slot before deadline",
-                                 error_code=None)
+    def _time_left(self, method: str, deadline: float | None) -> float | None:
+        """Return the seconds an attempt may take before a hard deadline; raise if too few."""
+        if deadline is None:
+            return None
+        left = deadline - self.clock()
+        if left < MIN_ATTEMPT_SECONDS:
+            # Nothing was written: the caller may try again later.
+            raise NetworkError(method, "no time left before the deadline")
+        return left
+
+    def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
+              priority: str | None) -> None:
+        """Wait for the chat's slot, the broadcast's own rate and a bot-wide slot; raise RetryAfter if none in time."""
+        lane = self.broadcast_budget if broadcast else self.budget if is_counted_method(method) else None
+        if priority == LOW:
+            # A low-priority call asks the busy budget first: a chat slot taken
+            # and then refused a bot-wide slot would hold its chat for nothing.
+            self._take_budget(method, lane, deadline, priority)
+            self._take_chat(method, chat, deadline, broadcast)
+            return
+        # The chat goes first: a bot-wide slot taken and then spent waiting on
+        # a busy chat would be lost to every other call.
+        self._take_chat(method, chat, deadline, broadcast)
         if broadcast and self.rate_limiter is not None:
             if not self.rate_limiter.acquire(deadline):
                 raise RetryAfter(method, self.rate_limiter.next_slot_in(),
                                  "rate limit: no slot before deadline", error_code=None)
+        self._take_budget(method, lane, deadline, priority)
+
+    def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool) -> None:
+        """Wait for the chat's next slot (a paid broadcast's recipients are not paced)."""
+        if chat is not None and self.chat_pacer is not None and (self.pace_recipients or not broadcast):
+            if not self.chat_pacer.acquire(chat, deadline):
+                wait = self.chat_pacer.ready_at(chat) - self.clock()
+                raise RetryAfter(method, max(0.0, wait), "chat pacing: no slot before deadline",
+                                 error_code=None)
+
+    def _take_budget(self, method: str, lane: Any, deadline: float | None, priority: str | None) -> None:
+        """Take a slot of the bot-wide budget (low priority: only one free at once)."""
+        if lane is None:
+            return
+        max_wait = LOW_PRIORITY_WAIT if priority == LOW else None
+        if not lane.acquire(deadline, max_wait=max_wait):
+            raise RetryAfter(method, max(lane.next_slot_in(), LOW_PRIORITY_WAIT),
+                             "bot-wide budget: no slot in time", error_code=None)
 
     def _spread_flood(self, exc: RetryAfter, chat: Any, broadcast: bool) -> None:
-        """Tell the pacers about a 429 so other threads stop hitting the same wall."""
+        """Tell the pacers about a 429: Telegram's retry_after holds the whole bot, in every process."""
         until = self.clock() + exc.retry_after
-        if self.rate_limiter is not None and (broadcast or is_global_flood(exc)):
+        if self.budget is not None:
+            self.budget.block_until(until)
+        if self.rate_limiter is not None:
             self.rate_limiter.block_until(until)
         if self.chat_pacer is not None and chat is not None:
             self.chat_pacer.block_until(chat, until)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 # Keyword arguments that steer call() rather than go to Telegram.
-_CALL_OPTIONS = ("deadline", "retry_unknown", "broadcast", "chat_id_for_pacing")
+_CALL_OPTIONS = ("deadline", "retry_unknown", "broadcast", "chat_id_for_pacing", "hard_deadline", "priority")
 
 
 def _split(kw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -135,7 +135,7 @@ class ChatPacer:
             self._next[chat_id] = max(t, self._next.get(chat_id, _NEVER))
 
     def tracked(self) -> int:
-        """Return how many chats are remembered (for memory checks)."""
+        """Return how many chats are remembered (pruning keeps this bounded)."""
         with self._lock:
             return len(self._next)
 

@@ -13,6 +13,11 @@ _IDEMPOTENT_METHODS = frozenset({"answerCallbackQuery"})
 # Methods that put a message in front of the user and count against chat limits.
 _MESSAGE_PREFIXES = ("send", "copyMessage", "forwardMessage", "editMessage")
 
+# Methods Telegram counts against the bot's ~30 messages per second: every
+# message put in front of a user, edits and deletes included.
+_COUNTED_PREFIXES = ("send", "copyMessage", "copyMessages", "forwardMessage", "forwardMessages",
+                     "edit", "delete", "stopPoll")
+
 # Longest 429 wait a call without a deadline sits through in its own thread.
 MAX_RETRY_WAIT = 60.0
 # A 429 is waited out whenever it fits the caller's deadline (the real bound);
@@ -30,10 +35,9 @@ def is_paced_method(method: str) -> bool:
     return method.startswith(_MESSAGE_PREFIXES)
 
 
-def is_global_flood(exc: RetryAfter) -> bool:
-    """Return True when a 429 speaks of the bot-wide limit rather than one chat."""
-    text = exc.description.lower()
-    return "flood" in text or "global" in text
+def is_counted_method(method: str) -> bool:
+    """Return True for calls that take a slot of the bot-wide budget."""
+    return method.startswith(_COUNTED_PREFIXES)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def fast_bot(simulator, monkeypatch):
     """Turn off per-chat pacing (1 msg/s per private chat) so fuzzed conversations take milliseconds."""
     simulator.configure(per_chat_limits=False)
     telegram_factory.reset_clients()
-    monkeypatch.setattr(telegram_factory, "ChatPacer", lambda: None)
+    monkeypatch.setattr(telegram_factory, "SharedChatPacer", lambda *args, **kwargs: None)
     yield simulator
     telegram_factory.reset_clients()
 

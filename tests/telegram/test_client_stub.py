@@ -148,9 +148,8 @@ def test_wrappers_send_the_right_method_and_body(stub, client, call, method, exp
     assert stub.requests[-1] == (method, expected)
 
 
-def test_max_call_seconds_and_repr():
+def test_repr_hides_the_token():
     client = TelegramClient(TOKEN, connect_timeout=2.0, read_timeout=4.5)
-    assert client.max_call_seconds == 6.5
     assert TOKEN not in repr(client)
 
 

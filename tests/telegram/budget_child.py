@@ -1,0 +1,143 @@
+"""A process sharing the Telegram budget, for cross-process tests: python -m tests.telegram.budget_child MODE JSON.
+
+Prints one JSON line with what its threads saw. Times are wall clock
+(time.time()), comparable across processes on one machine.
+"""
+import json
+import os
+import sys
+import threading
+import time
+
+from app.db_setup import install_engine_hooks
+from app.repository import telegram_budget as repo
+from app.services.telegram_budget import BudgetClock, SharedChatPacer, SharedRateLimiter
+
+
+def wall(mono: float) -> float:
+    """Convert a monotonic time of this process to wall-clock time."""
+    return mono + (time.time() - time.monotonic())
+
+
+def run_threads(count: int, target) -> None:
+    """Run target(i) in count threads and wait for them."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def anchored(engine) -> BudgetClock:
+    """Return a database clock read now, before the timed part starts."""
+    clock = BudgetClock(engine)
+    clock.reanchor()
+    return clock
+
+
+def wait_for(start_at: float) -> None:
+    """Sleep until the shared wall-clock start."""
+    time.sleep(max(0.0, start_at - time.time()))
+
+
+def rate(engine, a: dict) -> dict:
+    """Threads acquire from a lane until the end; report each slot and when its acquire returned."""
+    limiter = SharedRateLimiter(engine, a["rate"], a.get("lane", "free"), db_clock=anchored(engine))
+    uses, lock = [], threading.Lock()
+    wait_for(a["start_at"])
+    end = time.monotonic() + a["seconds"]
+
+    def work(_):
+        while (slot := limiter.acquire_slot(deadline=end)) is not None:
+            used = time.time()
+            with lock:
+                uses.append((wall(slot), used))
+
+    run_threads(a["threads"], work)
+    return {"uses": uses, "statements": limiter.statements}
+
+
+def raw(engine, a: dict) -> dict:
+    """Threads reserve 1..3 slots straight from the repository; report every (start_us, n)."""
+    booked, lock = [], threading.Lock()
+    wait_for(a["start_at"])
+
+    def work(i):
+        for k in range(a["per_thread"]):
+            n = 1 + (i + k) % 3
+            got = repo.reserve(engine, "free", n, a["interval_us"], repo.NO_LIMIT_US)
+            with lock:
+                booked.append((got.start_us, n))
+
+    run_threads(a["threads"], work)
+    return {"booked": booked}
+
+
+def hold_setter(engine, a: dict) -> dict:
+    """Record a 429 hold of retry_after seconds at start + delay."""
+    limiter = SharedRateLimiter(engine, a["rate"], db_clock=anchored(engine))
+    wait_for(a["start_at"] + a["delay"])
+    before = time.time()
+    limiter.block_until(time.monotonic() + a["retry_after"])
+    return {"before": before, "after": time.time()}
+
+
+def hold_acquirer(engine, a: dict) -> dict:
+    """Threads acquire continuously; report when each acquire started and returned."""
+    limiter = SharedRateLimiter(engine, a["rate"], recheck=a["recheck"], db_clock=anchored(engine))
+    calls, lock = [], threading.Lock()
+    wait_for(a["start_at"])
+    end = time.monotonic() + a["seconds"]
+
+    def work(_):
+        while True:
+            started = time.time()
+            if not limiter.acquire(deadline=end):
+                return
+            with lock:
+                calls.append((started, time.time()))
+
+    run_threads(a["threads"], work)
+    return {"calls": calls}
+
+
+def hold_batch(engine, a: dict) -> dict:
+    """One thread books `batch` slots per statement and uses each when due, if still clear; report uses."""
+    limiter = SharedRateLimiter(engine, a["rate"], a["lane"], recheck=a["recheck"], db_clock=anchored(engine))
+    calls = []
+    wait_for(a["start_at"])
+    end = time.monotonic() + a["seconds"]
+    while slots := limiter.acquire_many(a["batch"], deadline=end):
+        booked_at = time.monotonic()
+        for slot in slots:
+            time.sleep(max(0.0, slot - time.monotonic()))
+            if not limiter.clear_at(slot, booked_at):
+                break  # a 429 hold covers the rest: book again after it
+            calls.append((booked_at, time.time()))
+    return {"calls": calls}
+
+
+def chat(engine, a: dict) -> dict:
+    """One thread per chat acquires its slots until the end; report when each acquire returned."""
+    pacer = SharedChatPacer(engine, db_clock=anchored(engine))
+    uses, lock = {c: [] for c in a["chats"]}, threading.Lock()
+    wait_for(a["start_at"])
+    end = time.monotonic() + a["seconds"]
+
+    def work(i):
+        chat_id = a["chats"][i]
+        while pacer.acquire(chat_id, deadline=end):
+            with lock:
+                uses[chat_id].append(time.time())
+
+    run_threads(len(a["chats"]), work)
+    return {"uses": {str(c): t for c, t in uses.items()}}
+
+
+MODES = {"rate": rate, "raw": raw, "hold_setter": hold_setter, "hold_acquirer": hold_acquirer,
+         "hold_batch": hold_batch, "chat": chat}
+
+if __name__ == "__main__":
+    install_engine_hooks()
+    budget = repo.budget_engine(os.environ["UPK_TEST_DATABASE_URL"])
+    print(json.dumps(MODES[sys.argv[1]](budget, json.loads(sys.argv[2]))), flush=True)

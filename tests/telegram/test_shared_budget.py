@@ -1,0 +1,89 @@
+"""The bot-wide Telegram budget across real OS processes: one cap, one hold, per-chat spacing."""
+from __future__ import annotations
+
+import bisect
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_children(jobs: list[tuple[str, dict]], timeout: float = 60) -> list[dict]:
+    """Start one child process per (mode, args), all at once, and return their JSON reports."""
+    procs = [subprocess.Popen([sys.executable, "-m", "tests.telegram.budget_child", mode, json.dumps(args)],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for mode, args in jobs]
+    reports = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        assert proc.returncode == 0, err[-3000:]
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    return reports
+
+
+def busiest_second(times: list[float]) -> int:
+    """Return the most events in any 1 s window [t, t + 1)."""
+    times = sorted(times)
+    return max((bisect.bisect_left(times, t + 1.0) - i for i, t in enumerate(times)), default=0)
+
+
+def test_two_processes_with_threads_share_one_cap(budget):
+    cap, seconds = 20, 4.0
+    args = {"rate": cap, "threads": 3, "seconds": seconds, "start_at": time.time() + 2.5}
+    reports = run_children([("rate", args), ("rate", args)])
+    slots = sorted(s for r in reports for s, _ in r["uses"])
+    used = [u for r in reports for _, u in r["uses"]]
+    assert all(r["uses"] for r in reports), "both processes got slots"
+    # No slot handed out twice: every two slots of either process are an interval apart
+    # (less the two processes' clock-anchor error, well under a millisecond on one host).
+    gaps = [b - a for a, b in zip(slots, slots[1:], strict=False)]
+    assert min(gaps) >= 1 / cap - 0.003, min(gaps)
+    assert busiest_second(slots) <= cap + 1
+    assert busiest_second(used) <= cap + 1, f"{busiest_second(used)} calls in one second"
+    assert len(used) / seconds >= 0.95 * cap, f"achieved {len(used) / seconds:.2f}/s of {cap}"
+
+
+def test_concurrent_reservations_from_two_processes_tile_the_timeline_exactly(budget):
+    interval_us = 100_000  # far ahead of "now", so every booking starts where the previous one ended
+    args = {"threads": 4, "per_thread": 60, "interval_us": interval_us, "start_at": time.time() + 2.0}
+    reports = run_children([("raw", args), ("raw", args)])
+    booked = sorted(b for r in reports for b in r["booked"])
+    assert len(booked) == 2 * 4 * 60
+    for (start, n), (next_start, _) in zip(booked, booked[1:], strict=False):
+        assert next_start == start + n * interval_us, "slots overlap or leave a hole"
+
+
+def test_a_hold_set_by_one_process_stops_the_others(budget):
+    retry_after, recheck = 1.5, 0.1
+    start_at = time.time() + 2.5
+    # 12 threads at 20/s keep bookings up to 0.6 s ahead: the ones in flight when the hold is
+    # written must be re-checked, and a new booking every 50 ms must not pass for a fresh read.
+    acquirer = {"rate": 20, "threads": 12, "seconds": 4.0, "recheck": recheck, "start_at": start_at}
+    # One thread booking 10 paid slots (1 s) per statement: only the periodic re-read can stop it.
+    batch = {"lane": "paid", "rate": 10, "batch": 10, "seconds": 4.5, "recheck": recheck, "start_at": start_at}
+    setter = {"rate": 10, "delay": 1.0, "retry_after": retry_after, "start_at": start_at}
+    threads, batched, hold = run_children([("hold_acquirer", acquirer), ("hold_batch", batch), ("hold_setter", setter)])
+    written, done = hold["before"], hold["after"]
+    hold_ends = written + retry_after - 0.01  # the hold counts from the database's "now" while writing
+    for name, calls in (("threads", threads["calls"]), ("batch", batched["calls"])):
+        started_after = [c for c in calls if c[0] > done and c[1] < hold_ends]
+        assert started_after == [], f"{name}: a slot booked after the hold was used inside it"
+        # Slots booked before the hold are confirmed at most `recheck` (plus a read) after it was written.
+        early = [c for c in calls if done + recheck + 0.05 < c[1] < hold_ends]
+        assert early == [], f"{name}: {len(early)} calls inside another process's retry_after"
+        assert len([c for c in calls if c[1] < written]) >= 5, f"{name} ran before the hold"
+        assert len([c for c in calls if c[1] >= hold_ends]) >= 5, f"{name} resumed after the hold"
+
+
+def test_per_chat_spacing_holds_across_two_processes(budget):
+    private, group = 4242, -100777
+    args = {"chats": [private, group], "seconds": 6.3, "start_at": time.time() + 2.5}
+    reports = run_children([("chat", args), ("chat", args)])
+    for chat, interval, least in ((private, 1.0, 6), (group, 3.0, 3)):
+        times = sorted(t for r in reports for t in r["uses"][str(chat)])
+        assert len(times) >= least, (chat, times)
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        assert min(gaps) >= interval - 0.03, (chat, gaps)
