@@ -5,9 +5,16 @@ broadcast pump` children) on the test database, talking to the simulator
 over loopback. The simulator enforces Telegram's bot-wide limit and holds
 the bot for a 429's retry_after; the budget in the database is the only
 thing between the processes and those limits.
+
+Opt-in (UPK_LOAD_TEST=1): they judge *arrivals* at the simulator, and on a
+loaded 2-core machine a send the OS delays after its slot can still land next
+to the following one (one 429 in about one MariaDB run in three). The slot
+guarantee itself (two processes tile one timeline, at most cap + 1 slots in
+any second) runs in every suite: tests/telegram/test_shared_budget.py.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -41,6 +48,9 @@ from tests.reliability.helpers import (
     stop_process,
     use_settings,
 )
+
+pytestmark = pytest.mark.skipif(not os.environ.get("UPK_LOAD_TEST"),
+                                reason="multi-process load test: set UPK_LOAD_TEST=1 (about 4 minutes)")
 
 WORKERS = 4
 LATENCY_MS = 30
