@@ -54,10 +54,16 @@ def _driver_error(exc: BaseException) -> BaseException:
     return exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
 
 
+def mysql_code(exc: BaseException) -> int | None:
+    """Return the MySQL/MariaDB error number of a database exception (None for other drivers)."""
+    args = getattr(_driver_error(exc), "args", ())
+    return args[0] if args and type(args[0]) is int else None
+
+
 def classify(exc: BaseException) -> str:
     """Return one of the kinds above for a database exception."""
     orig = _driver_error(exc)
-    code = orig.args[0] if orig.args and isinstance(orig.args[0], int) else None
+    code = mysql_code(exc)
     if code in MYSQL_KINDS:
         return MYSQL_KINDS[code]
     if isinstance(orig, sqlite3.Error):

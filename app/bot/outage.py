@@ -12,6 +12,8 @@ from __future__ import annotations
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from app.db_errors import mysql_code
+
 # MySQL/MariaDB server errors that mean "not now", not "not this update". Client errors (2xxx) all do.
 MYSQL_OUTAGE_CODES = frozenset({
     1021, 1114,              # disk full, table full
@@ -44,8 +46,7 @@ def is_outage(exc: BaseException) -> bool:
     if exc.connection_invalidated:
         return True
     orig = exc.orig
-    args = getattr(orig, "args", ())
-    code = args[0] if args and type(args[0]) is int else None
+    code = mysql_code(exc)
     if code is not None:
         # A numbered error is judged by its number only: its text may quote the update's own data.
         return code in MYSQL_OUTAGE_CODES or code in MYSQL_CLIENT_CODES
@@ -56,6 +57,5 @@ def is_outage(exc: BaseException) -> bool:
 def error_code(exc: BaseException) -> str:
     """Return a short, secret-free name for a database error: "OperationalError 1364" or the class name."""
     orig = getattr(exc, "orig", None) or exc
-    args = getattr(orig, "args", ())
-    code = f" {args[0]}" if args and type(args[0]) is int else ""
-    return f"{type(orig).__name__}{code}"
+    code = mysql_code(exc)
+    return type(orig).__name__ + ("" if code is None else f" {code}")

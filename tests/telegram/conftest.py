@@ -4,6 +4,8 @@ from sqlalchemy import text
 
 from app.db_setup import install_engine_hooks
 from app.repository import telegram_budget as repo
+from app.telegram.outbox import Outbox
+from tests.telegram.fakes import FakeClient, FakeClock
 from tests.telegram.tls_server import make_certificate
 
 
@@ -30,3 +32,21 @@ def certs(tmp_path_factory):
     directory = tmp_path_factory.mktemp("tls")
     return {"trusted": make_certificate(directory, "trusted"),
             "untrusted": make_certificate(directory, "untrusted")}
+
+
+@pytest.fixture
+def clock():
+    """A fake clock whose sleep() only moves time."""
+    return FakeClock()
+
+
+@pytest.fixture
+def client(clock):
+    """A fake Telegram client on that clock (modules with their own `client` override it)."""
+    return FakeClient(clock)
+
+
+@pytest.fixture
+def outbox(client, clock):
+    """An outbox over the fake client and clock."""
+    return Outbox(client, clock=clock, sleep=clock.sleep)

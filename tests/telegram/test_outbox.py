@@ -14,21 +14,6 @@ from tests.telegram.fakes import FakeClient, FakeClock, bad_request
 ADMIN = 1001
 
 
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def client(clock):
-    return FakeClient(clock)
-
-
-@pytest.fixture
-def outbox(client, clock):
-    return Outbox(client, clock=clock, sleep=clock.sleep)
-
-
 def test_three_edits_of_one_message_make_one_call_with_the_last_text(outbox, client):
     first = outbox.edit(ADMIN, 5, "10%")
     second = outbox.edit(ADMIN, 5, "20%")

@@ -3,25 +3,9 @@
 import pytest
 
 from app.telegram.errors import NetworkError, UnknownOutcome
-from app.telegram.outbox import MAX_ATTEMPTS, SEND_MIN_SECONDS, TRANSIENT_RETRY_SECONDS, Outbox
-from tests.telegram.fakes import FakeClient, FakeClock
+from app.telegram.outbox import MAX_ATTEMPTS, SEND_MIN_SECONDS, TRANSIENT_RETRY_SECONDS
 
 ADMIN = 1001
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def client(clock):
-    return FakeClient(clock)
-
-
-@pytest.fixture
-def outbox(client, clock):
-    return Outbox(client, clock=clock, sleep=clock.sleep)
 
 
 def test_every_call_is_bounded_by_the_flush_deadline(outbox, client, clock):
