@@ -71,6 +71,10 @@ class TelegramClient(BotMethods):
         if self._owns_session:
             self._session.close()
 
+    def warm(self, connections: int) -> int:
+        """Open up to ``connections`` keep-alive connections before sending; return how many are open."""
+        return self._transport.warm(connections)
+
     def call(self, method: str, params: dict[str, Any] | None = None, *,
              deadline: float | None = None, retry_unknown: bool | None = None,
              broadcast: bool = False, chat_id_for_pacing: Any = None,

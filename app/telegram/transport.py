@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
+import ssl
+import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -13,10 +17,12 @@ import certifi
 import urllib3
 from urllib3.exceptions import HTTPError
 from urllib3.util import Timeout, make_headers
+from urllib3.util.wait import wait_for_read
 
 from app.telegram.errors import NetworkError, TelegramError, UnknownOutcome, error_from_payload
 from app.telegram.failures import translate
 
+log = logging.getLogger(__name__)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 # What an attempt may raise out of urllib3 (retries are off, so nothing is wrapped in MaxRetryError).
 _FAILURES = (HTTPError, OSError, http.client.HTTPException)
@@ -116,6 +122,46 @@ class Transport:
             raise error
         return self._parse(method, response.status, response.data)
 
+    def warm(self, n: int) -> int:
+        """Open up to ``n`` keep-alive connections to the API now, side by side; return how many are open.
+
+        A send whose connection is opened after its rate slot leaves late by a
+        connect (to Telegram, a TCP and a TLS handshake: two or three round
+        trips) and lands beside the next slot: a pump warms its connections
+        before it books its first slot. Failures are left to the sends (which
+        classify them); nothing is sent here.
+        """
+        if self._bad_url or n <= 0:
+            return 0
+        pool = self._pool.connection_from_url(self._prefix)
+        # urllib3 has no public "pre-connect": take n distinct connections out
+        # of the pool, open those that are not open, and put every one back.
+        taken = [pool._get_conn() for _ in range(n)]
+        try:
+            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="warm") as threads:
+                return sum(threads.map(self._open, taken))
+        finally:
+            for conn in taken:
+                pool._put_conn(conn)
+
+    def _open(self, conn: Any) -> bool:
+        """Connect one pooled connection unless it is open; True when it is ready for a request."""
+        if conn.is_connected:
+            return True
+        started = time.monotonic()
+        try:
+            conn.timeout = self._connect
+            conn.connect()
+            _settle(conn.sock, min(time.monotonic() - started, 1.0))
+        except _FAILURES as exc:
+            log.info("could not open a connection ahead of sending (%s)", type(exc).__name__)
+            conn.close()
+            return False
+        if not conn.is_connected:
+            conn.close()
+            return False
+        return True
+
     def _timeout_for(self, cap: float | None) -> Timeout:
         """Return the attempt's timeouts; with a cap, urllib3 counts connect and read together."""
         if cap is None:
@@ -144,6 +190,28 @@ class Transport:
     def _scrub(self, text: str) -> str:
         """Hide the token should a server ever echo it back."""
         return text.replace(self._token, "<token>") if self._token else text
+
+
+def _settle(sock: Any, wait: float) -> None:
+    """Consume TLS 1.3 session tickets that arrive after the handshake.
+
+    They make a fresh, unused socket readable, and urllib3 takes a readable
+    idle connection for one the server dropped and opens a new one at the
+    first request, which is exactly the late connect warming avoids. Waiting
+    as long as the handshake took covers the round trip they need.
+    """
+    if not isinstance(sock, ssl.SSLSocket) or not wait_for_read(sock, timeout=wait):
+        return
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        if sock.recv(1) == b"":
+            raise ConnectionResetError("closed by the server right after the handshake")
+        raise ConnectionError("unexpected data before any request")
+    except ssl.SSLWantReadError:
+        pass  # only tickets were there: consumed, nothing to read
+    finally:
+        sock.settimeout(timeout)
 
 
 def _encode(payload: dict[str, Any]) -> bytes | None:

@@ -17,10 +17,21 @@ class ScriptedApi:
     def __init__(self, script: dict[int, tuple[int, str]] | None = None) -> None:
         self.script = dict(script or {})
         self.calls: list[tuple[str, int | None]] = []
+        # Connections accepted so far, and how many were open when the first call arrived.
+        self.connections = 0
+        self.connections_at_first_call: int | None = None
         self._lock = threading.Lock()
         api = self
 
+        class Server(ThreadingHTTPServer):
+            def process_request(self, request, client_address) -> None:
+                with api._lock:
+                    api.connections += 1
+                super().process_request(request, client_address)
+
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as Telegram
+
             def do_POST(self) -> None:  # noqa: N802 - http.server naming
                 length = int(self.headers.get("Content-Length") or 0)
                 params = json.loads(self.rfile.read(length) or b"{}")
@@ -35,7 +46,7 @@ class ScriptedApi:
             def log_message(self, *args) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
@@ -43,6 +54,8 @@ class ScriptedApi:
         """Return (HTTP status, Bot API body) for one call."""
         chat_id = params.get("chat_id")
         with self._lock:
+            if not self.calls:
+                self.connections_at_first_call = self.connections
             self.calls.append((method, chat_id))
             message_id = len(self.calls)
         if method in ("sendMessage", "copyMessage") and chat_id in self.script:

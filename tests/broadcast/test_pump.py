@@ -296,3 +296,25 @@ def test_items_are_in_flight_only_once_their_rate_slot_is_due(app, simulator):
     assert max(observed) <= 2, observed
     assert sum(observed) / len(observed) < 1, observed
     assert_consistent(job.id, simulator)
+
+
+def test_a_pump_opens_its_connections_before_its_first_send(app):
+    # A connection opened at the first send's slot (a TLS handshake to Telegram)
+    # makes that send leave late, beside the next slot: every one of the
+    # window's connections is open before the first request arrives.
+    from app.telegram.client import TelegramClient
+    from tests.broadcast.scripted_api import ScriptedApi
+    from tests.conftest import TOKEN
+
+    ids = create_users(12)
+    settings = engine_settings(broadcast_concurrency=4, broadcast_rate_per_second=20)
+    job = create_text_job(settings=settings)
+    with ScriptedApi() as api:
+        client = TelegramClient(TOKEN, api.base_url, max_retries=0)
+        try:
+            result = pump(job.id, 20, settings=settings, client=client)
+        finally:
+            client.close()
+    assert result.stop == "done" and sorted(api.sends_to(ids)) == ids
+    assert api.connections_at_first_call == 4
+    assert api.connections == 4, "the sends reused the warmed connections"

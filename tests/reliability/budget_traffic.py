@@ -13,7 +13,7 @@ import requests
 
 from app.simulator.api import PRODUCING
 from tests.conftest import PUMP_TOKEN
-from tests.reliability.helpers import BIN, ROOT
+from tests.reliability.helpers import BIN, ROOT, bot_priority
 
 # New users' ids: below the broadcast recipients (BASE_ID and up), so the two never mix.
 NEW_USER_BASE = 4_000_000_000
@@ -132,7 +132,7 @@ class CliPumper:
                 with open(self.log_path, "ab") as log:
                     self.proc = subprocess.Popen([str(BIN / "flask"), "--app", "wsgi", "broadcast", "pump",
                                                   "--seconds", str(self.seconds)], cwd=ROOT, env=self.env,
-                                                 stdout=subprocess.PIPE, stderr=log)
+                                                 stdout=subprocess.PIPE, stderr=log, preexec_fn=bot_priority)
                 out, _ = self.proc.communicate(timeout=self.seconds + 90)
                 self.exit_codes[self.proc.returncode] += 1
                 if self.proc.returncode == 0 and note_report(json.loads(out), self.stops):

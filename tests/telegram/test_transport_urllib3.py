@@ -183,3 +183,19 @@ def test_threads_share_kept_alive_connections(clean_env, certs, https_server):
     assert len(https_server.requests) == 24
     # At most one TLS handshake per pooled connection, however many rounds.
     assert https_server.accepted <= 8
+
+
+def test_warm_opens_connections_that_the_next_calls_reuse(clean_env, certs, https_server):
+    clean_env.setenv("REQUESTS_CA_BUNDLE", certs["trusted"][0])
+    with TelegramClient(TOKEN, https_server.base_url, pool_size=8) as client, ThreadPoolExecutor(4) as pool:
+        assert client.warm(4) == 4
+        assert (https_server.accepted, len(https_server.requests)) == (4, 0), "warming sends nothing"
+        assert client.warm(4) == 4 and https_server.accepted == 4, "open connections are kept, not reopened"
+        barrier = threading.Barrier(4)
+        list(pool.map(lambda i: (barrier.wait(5), client.send_message(i, "x")), range(4)))
+    assert (https_server.accepted, len(https_server.requests)) == (4, 4)
+
+
+def test_warm_against_an_unreachable_api_opens_nothing_and_raises_nothing(clean_env):
+    with TelegramClient(TOKEN, f"http://127.0.0.1:{free_port()}", connect_timeout=0.5) as client:
+        assert client.warm(3) == 0

@@ -295,6 +295,8 @@ class Pump:
         if not self.wait_not_before(job):
             return
         in_flight: dict[Future, tuple[int, int]] = {}
+        # Connections opened before the first slot: one opened at its slot would leave late.
+        self.client.warm(window)
         with ThreadPoolExecutor(max_workers=window, thread_name_prefix=f"pump{self.job_id}") as pool:
             # Start every send thread now (each waits until all are up): a thread
             # started at its first slot would send late, bunched with the next.
