@@ -18,6 +18,8 @@ from app.telegram.transport import Transport, make_session
 log = logging.getLogger("app.telegram")
 # Under a hard deadline, an attempt with less time left than this is not started.
 MIN_ATTEMPT_SECONDS = 0.05
+# A hard-deadline attempt needs this many typical call times left, or it is not made.
+ATTEMPT_HEADROOM = 1.5
 # A low-priority call (a progress edit) takes a bot-wide slot only if one is
 # free this soon; otherwise it is refused (the outbox keeps it for later).
 LOW_PRIORITY_WAIT = 0.05
@@ -46,6 +48,8 @@ class TelegramClient(BotMethods):
         self.chat_pacer = chat_pacer
         self.clock = clock
         self._sleep = sleep
+        # Typical seconds of a successful call (moving average), or None before the first.
+        self.typical_call_seconds: float | None = None
 
     # The bot-wide budget every counted call draws from (shared by every
     # process), and the lane broadcast sends draw from: the same free lane, or
@@ -131,6 +135,7 @@ class TelegramClient(BotMethods):
                 attempt += 1
                 last_error = exc
                 continue
+            self._note_call_time(self.clock() - started)
             log.debug("%s chat=%s ok %.0fms", method, chat, self._ms_since(started))
             return result
 
@@ -139,10 +144,18 @@ class TelegramClient(BotMethods):
         if deadline is None:
             return None
         left = deadline - self.clock()
-        if left < MIN_ATTEMPT_SECONDS:
+        # An attempt cut shorter than calls usually take would be sent and then
+        # end as an unknown outcome: better not to send it at all.
+        need = max(MIN_ATTEMPT_SECONDS, ATTEMPT_HEADROOM * (self.typical_call_seconds or 0.0))
+        if left < need:
             # Nothing was written: the caller may try again later.
             raise NetworkError(method, "no time left before the deadline")
         return left
+
+    def _note_call_time(self, seconds: float) -> None:
+        """Fold one successful call's duration into the moving average."""
+        typical = self.typical_call_seconds
+        self.typical_call_seconds = seconds if typical is None else typical + 0.2 * (seconds - typical)
 
     def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
               priority: str | None) -> None:

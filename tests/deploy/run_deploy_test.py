@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import requests
@@ -166,6 +167,54 @@ class Deployment:
                   runs=[[r["seconds"], r["sent"]] for r in runs], result=result,
                   http_429_so_far=self.tg.sim.stats()["429_total"])
 
+    def budget_across_processes(self) -> None:
+        """A /start burst through several processes while cron sends a broadcast: one bot-wide budget, no 429.
+
+        At the default cap (29/s) against the simulator's 30/s: the budget in
+        MariaDB is the only thing between Passenger's processes (and the cron
+        pump) and Telegram's limit, so any 429 or call made during a
+        retry_after would be the budget failing.
+        """
+        before = self.tg.sim.stats()
+        self.flask("settings", "set", "cron_pump_seconds", "20")
+        draft = self.tg.broadcast_wizard("Update Pack deployment test: broadcast D during a /start burst")
+        job_id = self.sql.job()["id"]
+        newcomers = list(range(700_001, 700_001 + 120))
+        runs: list[dict] = []
+        failures: list[BaseException] = []
+
+        def cron_until_done() -> None:
+            try:
+                runs.extend(self.cron.until_completed(self.sql, job_id))
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, on the main thread
+                failures.append(exc)
+
+        pumping = threading.Thread(target=cron_until_done)
+        pumping.start()
+        time.sleep(1.5)  # the cron pump is sending the broadcast at full speed
+        seconds = self.tg.start_users(newcomers, workers=12)
+        served = {p["pid"]: p["processed"] for p in self.processes() if p["processed"] > 0}
+        pumping.join(180)
+        self.flask("settings", "set", "cron_pump_seconds", "3")
+        if failures:
+            raise failures[0]
+        if pumping.is_alive():
+            raise DeployError("the broadcast during the /start burst did not finish within 180 s")
+        result = check_exactly_once(self.tg, self.sql, job_id, draft, self.receivers, self.blocked)
+        welcomes = Counter(d["chat_id"] for d in self.tg.sim.deliveries("sendMessage") if d["chat_id"] in newcomers)
+        after = self.tg.sim.stats()
+        flood = {key: after[key] - before[key] for key in ("429_total", "calls_during_retry_after")}
+        self.note("budget_across_processes", starts=len(newcomers), burst_seconds=round(seconds, 1),
+                  processes_serving=len(served), cron_runs=len(runs), result=result, **flood,
+                  busiest_second_all=after["busiest_second_all"])
+        if len(served) < 2:
+            raise DeployError(f"the burst was served by {len(served)} process(es); the budget needs 2+ to be tested")
+        if flood != {"429_total": 0, "calls_during_retry_after": 0}:
+            raise DeployError(f"processes sharing the budget still flooded Telegram: {flood}")
+        if sorted(uid for uid in newcomers if welcomes[uid] != 1):
+            raise DeployError(f"newcomers not welcomed exactly once: {[u for u in newcomers if welcomes[u] != 1][:10]}")
+        self.receivers |= set(newcomers)
+
     def pump_cut_off(self) -> None:
         """Kill the process serving a long pump, as a host's time limit would; the next pumps resume."""
         # The job waits for the pump; pumps may run 20 s (the endpoint refuses ?seconds= above this).
@@ -287,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         for phase in (deployment.build, deployment.several_processes, deployment.broadcast_at_root,
-                      deployment.pump_cut_off, deployment.sub_path, deployment.logs_clean):
+                      deployment.budget_across_processes, deployment.pump_cut_off, deployment.sub_path,
+                      deployment.logs_clean):
             phase()
         deployment.report["ok"] = True
     except (Exception, KeyboardInterrupt) as exc:

@@ -237,3 +237,23 @@ def test_read_timeout_on_an_edit_is_retried(simulator, sleeps):
         tg.edit_message_text(42, message["message_id"], "v2")
     assert is_not_modified(caught.value) and sleeps == [0.5]
     assert calls(simulator, "editMessageText") == 2
+
+
+def test_a_hard_deadline_too_short_for_a_typical_call_sends_nothing(simulator):
+    # An edit started with less time than calls take would go out and end as an
+    # unknown outcome (the warning a pump's last progress edit used to log):
+    # with too little time left for a typical call, it is not sent at all.
+    import time
+
+    from app.telegram.errors import NetworkError
+
+    simulator.configure(latency_ms=120)
+    with TelegramClient(simulator.token, simulator.base_url) as client:
+        sent = client.send_message(7, "progress")  # calls here take 120 ms
+        calls = simulator.stats()["calls_total"]
+        with pytest.raises(NetworkError, match="no time left"):
+            client.edit_message_text(7, sent["message_id"], "progress 2",
+                                     deadline=time.monotonic() + 0.09, hard_deadline=True)
+        assert simulator.stats()["calls_total"] == calls, "an attempt doomed to time out was sent"
+        client.edit_message_text(7, sent["message_id"], "progress 2",
+                                 deadline=time.monotonic() + 1.0, hard_deadline=True)
