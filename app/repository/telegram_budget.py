@@ -175,8 +175,9 @@ def read_lane(engine: Engine, lane: str) -> tuple[int, int, int]:
     return int(next_us or 0), int(hold_us or 0), int(now)
 
 
-def reserve_chat(engine: Engine, chat_id: int, interval_us: int, max_wait_us: int) -> Reservation | None:
-    """Reserve the chat's next slot; None (reserving nothing) if it starts more than max_wait from now.
+def reserve_chat(engine: Engine, chat_id: int, interval_us: int, max_wait_us: int,
+                 not_before_us: int = 0) -> Reservation | None:
+    """Reserve the chat's next slot, not before ``not_before_us``; None (nothing reserved) if past now + max_wait.
 
     Same shape and safety as reserve(): one upsert, serialised by the row
     lock or SQLite's write lock, so two processes writing to one chat (a
@@ -184,17 +185,18 @@ def reserve_chat(engine: Engine, chat_id: int, interval_us: int, max_wait_us: in
     """
     kind = _kind(engine)
     now = _NOW[kind]
-    params = {"chat": chat_id, "iv": interval_us, "limit": max_wait_us}
+    params = {"chat": chat_id, "iv": interval_us, "limit": max_wait_us, "nb": not_before_us}
     if kind == "mysql":
-        start = f"GREATEST(next_us, {now})"
+        start = f"GREATEST(next_us, {now}, :nb)"
         _, value = _execute(engine, (
-            f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES (:chat, LAST_INSERT_ID({now} + :iv)) "
+            f"INSERT INTO telegram_chat_pace (chat_id, next_us) "
+            f"VALUES (:chat, LAST_INSERT_ID(GREATEST({now}, :nb) + :iv)) "
             f"ON DUPLICATE KEY UPDATE next_us = IF({start} <= {now} + :limit, "
             f"LAST_INSERT_ID({start} + :iv), next_us + LAST_INSERT_ID(0))"), params)
         return Reservation(int(value) - interval_us, None) if value else None  # LAST_INSERT_ID: the new next_us
-    start = f"MAX(next_us, {now})"
+    start = f"MAX(next_us, {now}, :nb)"
     rows, _ = _execute(engine, (
-        f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES (:chat, {now} + :iv) "
+        f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES (:chat, MAX({now}, :nb) + :iv) "
         f"ON CONFLICT(chat_id) DO UPDATE SET next_us = {start} + :iv WHERE {start} <= {now} + :limit "
         f"RETURNING next_us, {now}"), params)
     if not rows:

@@ -194,18 +194,19 @@ class SharedRateLimiter:
         bookings double as reads of the hold; when the latest is older than
         ``recheck`` seconds the shared row is read again (once for all threads).
         """
-        if not late_ok and self.is_late(slot):
-            return False
         with self._lock:
             if self._hold > slot:
                 return False
             known_at = max(self._read_at, _NEVER if reserved_at is None else reserved_at)
         started = self._clock()
-        if started - known_at <= self._recheck:
-            return True
-        self._refresh_hold(started)
-        with self._lock:
-            return self._hold <= slot
+        if started - known_at > self._recheck:
+            self._refresh_hold(started)
+            with self._lock:
+                if self._hold > slot:
+                    return False
+        # Judged last, after any read of the hold: nothing but the request
+        # itself may stand between this check and the send.
+        return late_ok or not self.is_late(slot)
 
     def next_slot_in(self) -> float:
         """Return seconds until a slot reserved now would start (0 if free now)."""
@@ -285,16 +286,17 @@ class SharedChatPacer:
         self._prune_at = clock() + prune_every
         self._prune_lock = threading.Lock()
 
-    def acquire(self, chat_id: Hashable, deadline: float | None = None) -> bool:
-        """Reserve the chat's next slot and sleep until it; False (nothing reserved) if after deadline."""
+    def acquire(self, chat_id: Hashable, deadline: float | None = None, not_before: float | None = None) -> bool:
+        """Reserve the chat's next slot (not before ``not_before``), sleep until it; False (none reserved) if late."""
         if not isinstance(chat_id, int):
-            return self._local.acquire(chat_id, deadline)
+            return self._local.acquire(chat_id, deadline, not_before)
         now = self._clock()
         limit = repo.NO_LIMIT_US / _US if deadline is None else deadline - now
         if limit < 0:
             return False
         interval = self.interval_for(chat_id)
-        booked = repo.reserve_chat(self._engine, chat_id, round(interval * _US), int(limit * _US))
+        not_before_us = 0 if not_before is None else self._db_clock.to_us(not_before)
+        booked = repo.reserve_chat(self._engine, chat_id, round(interval * _US), int(limit * _US), not_before_us)
         if booked is None:
             return False
         delay = self._db_clock.to_mono(booked.start_us) - self._clock()

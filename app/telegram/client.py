@@ -82,14 +82,15 @@ class TelegramClient(BotMethods):
     def call(self, method: str, params: dict[str, Any] | None = None, *,
              deadline: float | None = None, retry_unknown: bool | None = None,
              broadcast: bool = False, chat_id_for_pacing: Any = None,
-             slot_taken: bool = False,
+             slot_taken: bool = False, chat_taken: bool = False,
              may_retry: Callable[[], bool] | None = None,
              hard_deadline: bool = False, priority: str | None = None) -> Any:
         """Call ``method`` and return its ``result``, retrying only when it is safe.
 
         ``slot_taken``: the caller already took this call's broadcast rate slot
         (the engine does, so an item is marked in flight only when it may go
-        out); retries after a 429 still take a fresh slot. ``may_retry``: asked
+        out); retries after a 429 still take a fresh slot. ``chat_taken``: with
+        ``slot_taken``, the caller also booked the chat (pace_chat). ``may_retry``: asked
         before each retry's request; False raises the last error instead.
         ``hard_deadline``: return or raise by ``deadline`` (plus scheduling
         slack): each attempt's connect and read time is capped by the time
@@ -108,7 +109,7 @@ class TelegramClient(BotMethods):
         while True:
             if not (slot_taken and attempt == 0):
                 self._pace(method, paced_chat, deadline, broadcast, priority)
-            elif self.pace_recipients:
+            elif self.pace_recipients and not chat_taken:
                 self._take_chat(method, paced_chat, deadline, broadcast)
             if last_error is not None and may_retry is not None and not may_retry():
                 # Asked after every wait, right before the request: the caller
@@ -176,10 +177,17 @@ class TelegramClient(BotMethods):
                                  "rate limit: no slot before deadline", error_code=None)
         self._take_budget(method, lane, deadline, priority)
 
-    def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool) -> None:
+    def pace_chat(self, chat: Any, deadline: float | None, not_before: float | None = None) -> None:
+        """Book a broadcast recipient's chat slot, not before ``not_before``, and sleep until it; RetryAfter if none."""
+        self._take_chat("pace", chat, deadline, True, not_before)
+
+    def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
+                   not_before: float | None = None) -> None:
         """Wait for the chat's next slot (a paid broadcast's recipients are not paced)."""
         if chat is not None and self.chat_pacer is not None and (self.pace_recipients or not broadcast):
-            if not self.chat_pacer.acquire(chat, deadline):
+            acquired = (self.chat_pacer.acquire(chat, deadline) if not_before is None
+                        else self.chat_pacer.acquire(chat, deadline, not_before))
+            if not acquired:
                 wait = self.chat_pacer.ready_at(chat) - self.clock()
                 raise RetryAfter(method, max(0.0, wait), "chat pacing: no slot before deadline",
                                  error_code=None)

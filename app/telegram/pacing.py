@@ -106,11 +106,11 @@ class ChatPacer:
         self._next: dict[Hashable, float] = {}
         self._prune_at = clock() + _PRUNE_EVERY
 
-    def acquire(self, chat_id: Hashable, deadline: float | None = None) -> bool:
-        """Reserve the chat's next slot and sleep until it; False if after deadline."""
+    def acquire(self, chat_id: Hashable, deadline: float | None = None, not_before: float | None = None) -> bool:
+        """Reserve the chat's next slot (not before ``not_before``) and sleep until it; False if after deadline."""
         with self._lock:
             now = self._clock()
-            slot = max(now, self._next.get(chat_id, _NEVER))
+            slot = max(now, self._next.get(chat_id, _NEVER), _NEVER if not_before is None else not_before)
             if deadline is not None and slot > deadline:
                 return False
             self._next[chat_id] = slot + self.interval_for(chat_id)

@@ -17,9 +17,8 @@ class ScriptedApi:
     def __init__(self, script: dict[int, tuple[int, str]] | None = None) -> None:
         self.script = dict(script or {})
         self.calls: list[tuple[str, int | None]] = []
-        # Connections accepted so far, and how many were open when the first call arrived.
+        # Connections accepted so far.
         self.connections = 0
-        self.connections_at_first_call: int | None = None
         self._lock = threading.Lock()
         api = self
 
@@ -54,8 +53,6 @@ class ScriptedApi:
         """Return (HTTP status, Bot API body) for one call."""
         chat_id = params.get("chat_id")
         with self._lock:
-            if not self.calls:
-                self.connections_at_first_call = self.connections
             self.calls.append((method, chat_id))
             message_id = len(self.calls)
         if method in ("sendMessage", "copyMessage") and chat_id in self.script:

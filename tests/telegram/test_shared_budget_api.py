@@ -120,6 +120,21 @@ def test_shared_chat_pacer_keeps_chatpacers_interface(budget):
     assert pacer.acquire("@name") and not pacer.acquire("@name", deadline=time.monotonic() + 0.1)
 
 
+@pytest.mark.parametrize("chat", [78, "@channel"])
+def test_a_chat_booked_for_a_later_slot_sleeps_until_it_and_counts_from_it(budget, chat):
+    # A broadcast books the recipient's chat for its bot-wide slot before
+    # sleeping to it: the chat's next message is one interval after that slot.
+    pacer = SharedChatPacer(budget)
+    interval = pacer.interval_for(chat)
+    slot = time.monotonic() + 0.3
+    assert pacer.acquire(chat, not_before=slot)
+    assert time.monotonic() == pytest.approx(slot, abs=0.05)
+    assert pacer.ready_at(chat) == pytest.approx(slot + interval, abs=0.02)
+    started = time.monotonic()
+    assert pacer.acquire(chat, not_before=started)  # a busy chat: its own next slot wins
+    assert time.monotonic() - started == pytest.approx(slot + interval - started, abs=0.05)
+
+
 def test_prune_forgets_only_chats_that_are_free_again(budget):
     pacer = SharedChatPacer(budget, keep=5.0)
     pacer.acquire(91)

@@ -203,21 +203,26 @@ class Pump:
 
     def send(self, method: str, params: dict, user_id: int, slot: tuple[float, float] | None = None):
         """Send one recipient's copy in a worker thread at its bot-wide slot (already booked)."""
-        if slot is not None:
-            at, booked_at = slot
-            if (delay := at - self.clock()) > 0:
-                self.sleep(delay)
-            budget = self.client.broadcast_budget
-            if budget.is_late(at):
-                # This thread woke too late: sends bunched together could break
-                # the cap, so it takes a fresh slot of its own instead.
-                if (at := budget.acquire_slot(self.deadline)) is None:
-                    return HELD_BACK
-            elif not budget.clear_at(at, booked_at):
-                return HELD_BACK  # a 429 recorded after we booked covers this slot: not sent
         try:
-            self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
-                             retry_unknown=False, broadcast=True, slot_taken=True, may_retry=self.may_retry)
+            chat_taken = slot is not None and self.client.pace_recipients
+            if slot is not None:
+                at, booked_at = slot
+                if chat_taken:
+                    # The recipient's chat is booked for the slot's time before the
+                    # sleep (the same sleep waits for both): after waking, only the
+                    # hold check and the lateness check stand before the request.
+                    self.client.pace_chat(user_id, self.deadline, not_before=at)
+                if (delay := at - self.clock()) > 0:
+                    self.sleep(delay)
+                budget = self.client.broadcast_budget
+                if not budget.clear_at(at, booked_at, late_ok=True):
+                    return HELD_BACK  # a 429 recorded after we booked covers this slot: not sent
+                if budget.is_late(at) and (at := budget.acquire_slot(self.deadline)) is None:
+                    # This thread woke too late (sends bunched together could break
+                    # the cap) and no fresh slot of its own came in time.
+                    return HELD_BACK
+            self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline, retry_unknown=False,
+                             broadcast=True, slot_taken=True, chat_taken=chat_taken, may_retry=self.may_retry)
             return classify(None)
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
