@@ -1,4 +1,4 @@
-"""The admin's broadcast wizard: message -> optional link button -> audience -> preview -> confirm.
+"""The admin's broadcast wizard: message -> optional link button -> audience -> pre-send screen -> confirm.
 
 The state lives in admin_states (Passenger runs several processes); the router
 has already checked admin rights before any function here runs.
@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import logging
 
-from app.bot import drafts, keyboards
+from app.bot import drafts, keyboards, presend
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
+from app.bot.wizard_state import (  # noqa: F401  (re-exported)
+    DRAFT_ID,
+    PREVIEW_ID,
+    STEP_AUDIENCE,
+    STEP_BUTTON,
+    STEP_MESSAGE,
+    STEP_PREVIEW,
+    current_draft,
+)
+from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.services import admins
 from app.services.broadcast import jobs, runner
 
 log = logging.getLogger(__name__)
-STEP_MESSAGE, STEP_BUTTON = "wiz:message", "wiz:button"
-STEP_AUDIENCE, STEP_PREVIEW = "wiz:audience", "wiz:preview"
-DRAFT_ID, PREVIEW_ID = "draft_id", "preview_id"
-STAR_PER_MESSAGE = 0.1
 
 
 def on_broadcast(ctx: BotContext) -> None:
@@ -42,7 +48,7 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
     elif step == STEP_BUTTON:
         take_button(ctx, draft)
     elif step == STEP_AUDIENCE:
-        ctx.reply("wiz_choose_audience", keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID]))
+        ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
     else:
         ctx.reply("wiz_use_buttons")
 
@@ -68,24 +74,6 @@ def take_button(ctx: BotContext, draft: dict) -> None:
     to_audience(ctx, {**draft, "button_text": label, "button_url": url})
 
 
-def current_draft(ctx: BotContext, steps: tuple[str, ...], key: str, token: str) -> dict | None:
-    """Return the draft a button belongs to, or answer why the press is refused and return None."""
-    state = admins.get_state(ctx.user_id)
-    if state is None:
-        ctx.answer("wiz_expired")
-        return None
-    step, draft = state
-    if draft.get(key) != token:
-        # A button under an older draft or preview: never let it act on what is current now.
-        log.info("wizard button of an old %s refused", key)
-        ctx.answer("wiz_stale", alert=True)
-        return None
-    if step not in steps:
-        ctx.answer("wiz_expired")
-        return None
-    return draft
-
-
 def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     """Skip the link button."""
     draft = current_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
@@ -98,47 +86,53 @@ def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
 def to_audience(ctx: BotContext, draft: dict) -> None:
     """Move to the audience step and offer each audience with its size."""
     admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
-    ctx.reply("wiz_choose_audience", keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID]))
+    ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
 
 
 def on_audience(ctx: BotContext, token: str, audience: str) -> None:
-    """Choose the audience and show a new preview; an empty audience keeps the admin on this step."""
+    """Choose the audience and show the pre-send screen; an empty audience keeps the admin on this step."""
     state = current_draft(ctx, (STEP_AUDIENCE, STEP_PREVIEW), DRAFT_ID, token)
     if state is None:
         return
-    draft = without_preview(state)
-    count = jobs.audience_counts()[audience]
+    if audience in MEMBER_AUDIENCES and ctx.main_channel_id is None:
+        # No main channel: membership is unknown, so member audiences mean nothing.
+        ctx.answer("wiz_no_channel", alert=True)
+        return
+    # A new audience starts without filters; the send options stay as chosen.
+    draft = presend.with_audience(without_preview(state), Audience(audience))
+    count = presend.count(draft)
     if count == 0:
         admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
         ctx.answer("wiz_empty_audience", alert=True)
         return
-    # A new preview id: confirm under any earlier preview (another audience on screen) expires.
-    preview_id = new_token()
-    admins.set_state(ctx.user_id, STEP_PREVIEW, {**draft, "audience": audience, PREVIEW_ID: preview_id})
     ctx.answer()
-    send_preview(ctx, draft, audience, count, preview_id)
+    send_preview(ctx, draft)
+    # show() stores a new preview id: confirm under any earlier preview (another audience on screen) expires.
+    presend.show(ctx, draft, count)
 
 
 def without_preview(draft: dict) -> dict:
-    """Return the draft without its audience choice and preview id."""
-    return {k: v for k, v in draft.items() if k not in ("audience", PREVIEW_ID)}
+    """Return the draft without its preview id and paid confirmation."""
+    return {k: v for k, v in draft.items() if k not in (PREVIEW_ID, presend.PAID_OK)}
 
 
-def send_preview(ctx: BotContext, draft: dict, audience: str, count: int, preview_id: str) -> None:
-    """Copy the message to the admin exactly as users will get it, then the confirm question."""
+def send_preview(ctx: BotContext, draft: dict) -> None:
+    """Copy the message to the admin exactly as users will get it (the pre-send screen follows it)."""
     content = draft["content"]
     ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
                     reply_markup=keyboards.url_button(draft.get("button_text"), draft.get("button_url")))
-    paid = ""
-    if ctx.settings["broadcast_paid_enabled"]:
-        paid = ctx.text("wiz_paid_line", stars=f"{count * STAR_PER_MESSAGE:.1f}",
-                        cap=ctx.settings["broadcast_paid_max_messages"])
-    ctx.reply("wiz_preview", keyboards.confirm(ctx.lang, preview_id), audience=ctx.text(f"aud_name_{audience}"),
-              count=count, paid=paid)
+
+
+def audience_keyboard(ctx: BotContext, draft: dict) -> dict:
+    """Return the audience buttons; member audiences only when a main channel is configured."""
+    return keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID],
+                              members=ctx.main_channel_id is not None)
 
 
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Take this preview's draft (exactly once, even for a double tap), answer at once, start the job after commit."""
+    if ctx.settings["broadcast_paid_enabled"] and presend.ask_paid_confirm(ctx, token):
+        return  # a paid broadcast's first confirm only leads to the second one
     draft = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={PREVIEW_ID: token})
     if draft is None:
         state = admins.get_state(ctx.user_id)
@@ -156,7 +150,8 @@ def start_job(ctx: BotContext, draft: dict) -> None:
     """Create, populate and start the job, then run the request's bounded pumps."""
     try:
         job = jobs.create_job(
-            audience=draft["audience"], created_by=ctx.user_id, content=draft["content"],
+            audience=presend.audience_of(draft), created_by=ctx.user_id, content=draft["content"],
+            silent=bool(draft.get(presend.SILENT)), protect=bool(draft.get(presend.PROTECT)),
             button_text=draft.get("button_text"), button_url=draft.get("button_url"),
             settings=ctx.settings, progress_chat_id=ctx.chat_id, lang=ctx.lang,
         )
@@ -165,7 +160,7 @@ def start_job(ctx: BotContext, draft: dict) -> None:
         ctx.end_transaction()
         admins.restore_state(ctx.user_id, STEP_AUDIENCE, without_preview(draft))
         if isinstance(exc, jobs.EmptyAudience):
-            ctx.reply("wiz_empty_audience", keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID]))
+            ctx.reply("wiz_empty_audience", audience_keyboard(ctx, draft))
         else:
             ctx.reply("wiz_create_failed", error=str(exc))
         return

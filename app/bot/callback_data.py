@@ -30,8 +30,11 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "w.no_button": ("no_button", None, True),
     "w.confirm": ("confirm", None, True),
     "w.abort": ("abort", None, True),
+    "w.opt": ("toggle", "option", True),
     "s.edit": ("edit_setting", "setting", False),
 }
+# The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
+TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})
 PREFIX_OF = {action: prefix for prefix, (action, _, _) in SPEC.items()}
 
 
@@ -60,6 +63,7 @@ _ARGS = {
     "id": _parse_id,
     "audience": lambda raw: raw if raw in AUDIENCES else None,
     "setting": lambda raw: raw if raw in DEFS else None,
+    "option": lambda raw: raw if raw in TOGGLES else None,
 }
 
 

@@ -16,6 +16,8 @@ Policy (issue 2):
   update_id alone is recorded and the webhook answers 200, so one poisoned
   update cannot jam the queue. If even that record fails, the database is
   what is broken: the error propagates and the webhook answers 503.
+- Every handled update moves its user's last_seen_at forward (at most once
+  per few minutes: one primary-key UPDATE, in the update's transaction).
 - Telegram I/O happens only after commit (BotContext.finish): no transaction
   is ever held open across an HTTP call.
 """
@@ -32,7 +34,7 @@ from app.bot.context import BotContext
 from app.bot.outage import error_code, is_outage
 from app.bot.update_ids import bad_id
 from app.extensions import db
-from app.services import telegram_factory, updates
+from app.services import telegram_factory, updates, users
 from app.services.settings import load_settings
 from app.texts import lang_of
 
@@ -63,6 +65,9 @@ def process_update(data: dict) -> str:
     ctx = None
     try:
         ctx = build_context(update, data)
+        if ctx.user_id is not None:
+            # Every handled update counts as activity ("active within N days" audiences).
+            users.touch(ctx.user_id)
         handler(ctx)
         # A handler may have committed (the engine does) or rolled back on its own.
         updates.ensure_claimed(update.update_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton, ReplyKeyboardMarkup
 
 from app.bot.callback_data import build
-from app.models.broadcast import AUDIENCES
+from app.models.audience import AUDIENCES, MEMBER_AUDIENCES
 from app.settings_schema import DEFS, format_value
 from app.texts import t
 
@@ -20,10 +20,14 @@ def no_button(lang: str, draft_id: str) -> dict:
     return _inline([[(t("btn_no_button", lang), build("no_button", token=draft_id))]])
 
 
-def audience(lang: str, counts: dict[str, int], draft_id: str) -> dict:
-    """Return one button per audience, each labelled with its size and bound to the draft."""
+def audience(lang: str, counts: dict[str, int], draft_id: str, members: bool = True) -> dict:
+    """Return one button per audience, each labelled with its size and bound to the draft.
+
+    members=False (no main channel configured) leaves out the member audiences.
+    """
+    names = AUDIENCES if members else tuple(a for a in AUDIENCES if a not in MEMBER_AUDIENCES)
     return _inline([[(t(f"aud_{name}", lang, count=counts.get(name, 0)), build("aud", name, draft_id))]
-                    for name in AUDIENCES])
+                    for name in names])
 
 
 def confirm(lang: str, preview_id: str) -> dict:

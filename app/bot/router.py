@@ -7,7 +7,7 @@ from collections.abc import Callable
 from telegram import Update
 from telegram.constants import ChatType
 
-from app.bot import admin_menu, admin_settings, broadcast_controls, broadcast_wizard, membership, start
+from app.bot import admin_menu, admin_settings, broadcast_controls, broadcast_wizard, membership, presend, start
 from app.bot.callback_data import parse
 from app.bot.context import BotContext
 from app.services import admins
@@ -36,6 +36,7 @@ DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     "aud": broadcast_wizard.on_audience,
     "confirm": broadcast_wizard.on_confirm,
     "abort": broadcast_wizard.on_abort,
+    "toggle": presend.on_toggle,
 }
 CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "continue": broadcast_controls.on_continue,

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 
 from app.cli.common import CommandError, echo_json, render_table
 from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.validate import button_problem, text_problem
-from app.models.broadcast import AUDIENCES
+from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience
 from app.services.broadcast import jobs
 from app.services.broadcast.status import job_status
 from app.services.settings import load_settings
@@ -18,6 +19,7 @@ from app.services.settings import load_settings
 MAX_ID = 2**63 - 1
 JOB_ID = click.IntRange(min=1, max=MAX_ID)
 TELEGRAM_ID = click.IntRange(min=-MAX_ID, max=MAX_ID)
+DAYS = click.IntRange(min=1, max=MAX_DAYS)
 # NOT_SENT: what a cancelled job left unsent (its PENDING is 0: nothing more will go out).
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
                  "not_sent", "created_at")
@@ -58,19 +60,30 @@ def _content(text, copy_from, message_id) -> dict:
 @click.option("--button-text", help="Text of an optional URL button.")
 @click.option("--button-url", help="http(s) URL of that button.")
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
-def create(audience, text, copy_from, message_id, button_text, button_url, created_by) -> None:
+@click.option("--lang", "langs", type=click.Choice(LANGS), multiple=True,
+              help="Only users whose Telegram language is this (repeatable; other = anything else or unknown).")
+@click.option("--active-days", type=DAYS, metavar="N", help="Only users seen by the bot in the last N days.")
+@click.option("--joined-days", type=DAYS, metavar="N", help="Only users who started the bot in the last N days.")
+@click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
+@click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
+def create(audience, text, copy_from, message_id, button_text, button_url, created_by, langs, active_days,
+           joined_days, silent, protect) -> None:
     """Create and queue a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id)
     problem = button_problem(button_text, button_url)
     if problem:
         raise click.UsageError(problem)
+    if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
+        raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
+    target = Audience(audience, tuple(langs), active_days, joined_days)
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
-        job = jobs.create_job(audience=audience, created_by=created_by, content=content,
+        job = jobs.create_job(audience=target, created_by=created_by, content=content,
                               button_text=button_text, button_url=button_url and button_url.strip(),
-                              settings=load_settings(), lang="en")
+                              settings=load_settings(), lang="en", silent=silent, protect=protect)
     except jobs.EmptyAudience:
-        raise CommandError(f"audience {audience!r} has no users; nothing to send", exit_code=2) from None
+        suffix = " after its filters" if target.filtered else ""
+        raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
     click.echo(job.id)

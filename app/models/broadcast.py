@@ -38,6 +38,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
+from app.models.audience import AUDIENCES  # noqa: F401  (re-exported: callers import it from here)
 from app.models.base import MYSQL_TABLE_ARGS, BigId, PreciseDateTime
 
 DRAFT, QUEUED, RUNNING, PAUSED = "draft", "queued", "running", "paused"
@@ -48,7 +49,6 @@ ACTIVE = (QUEUED, RUNNING, PAUSED)
 PENDING, SENDING, SENT = "pending", "sending", "sent"
 ITEM_FAILED, SKIPPED, UNKNOWN = "failed", "skipped", "unknown"
 
-AUDIENCES = ("all", "non_members", "members")
 CONTENT_COPY, CONTENT_TEXT = "copy", "text"
 
 
@@ -61,6 +61,10 @@ class BroadcastJob(db.Model):
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     status: Mapped[str] = mapped_column(String(16), index=True, default=DRAFT)
     audience: Mapped[str] = mapped_column(String(16))
+    # Filters on top of the audience (app.models.audience); NULL means "no filter".
+    audience_langs: Mapped[str | None] = mapped_column(String(16))
+    audience_active_days: Mapped[int | None] = mapped_column(Integer)
+    audience_joined_days: Mapped[int | None] = mapped_column(Integer)
     content_type: Mapped[str] = mapped_column(String(8))
     from_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -81,6 +85,9 @@ class BroadcastJob(db.Model):
     # 1 while running, else NULL: the unique index lets only one job send bot-wide.
     active_slot: Mapped[int | None] = mapped_column(Integer, unique=True)
     paid: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Send options: disable_notification and protect_content on every delivery.
+    silent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    protect: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     paid_limit: Mapped[int | None] = mapped_column(Integer)
     progress_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     progress_message_id: Mapped[int | None] = mapped_column(BigInteger)

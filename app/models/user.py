@@ -20,6 +20,8 @@ class User(db.Model):
     __table_args__ = (
         # The audience queries filter on exactly these columns, in id order.
         Index("ix_users_audience", "is_blocked", "main_channel_status", "id"),
+        # "Active within N days" counts read a range of this index, not the table.
+        Index("ix_users_last_seen", "is_blocked", "last_seen_at"),
         MYSQL_TABLE_ARGS,
     )
 

@@ -6,42 +6,64 @@ holds the job's lease, so no two pumps ever write the same job's items.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, insert, literal, select, update
+from sqlalchemy import and_, delete, func, insert, literal, not_, or_, select, update
 
+from app.clock import utcnow
 from app.extensions import db
+from app.models.audience import Audience
 from app.models.broadcast import ITEM_FAILED, PENDING, SENDING, SENT, TERMINAL, UNKNOWN, BroadcastJob, BroadcastJobItem
 from app.models.user import CHANNEL_MEMBER, User
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 
 
-def audience_filter(audience: str):
-    """Return the WHERE clause selecting an audience from users (no Telegram calls)."""
+def audience_filter(audience: Audience | str, now: datetime | None = None) -> list:
+    """Return the WHERE clause selecting an audience and its filters from users (no Telegram calls).
+
+    The one place the audience becomes SQL: the count shown before confirming
+    and populate() use it alike, so they cannot disagree.
+    """
+    aud = Audience.of(audience)
     clause = [User.is_blocked.is_(False)]
-    if audience == "members":
+    if aud.base == "members":
         clause.append(User.main_channel_status == CHANNEL_MEMBER)
-    elif audience == "non_members":
+    elif aud.base == "non_members":
         # Unknown counts as "not known to be a member": they get the invitation.
         clause.append(User.main_channel_status != CHANNEL_MEMBER)
-    elif audience != "all":
-        raise ValueError(f"unknown audience {audience!r}")
+    if aud.langs:
+        clause.append(or_(*(_lang_is(lang) for lang in aud.langs)))
+    now = now or utcnow()
+    if aud.active_days is not None:
+        clause.append(User.last_seen_at >= now - timedelta(days=aud.active_days))
+    if aud.joined_days is not None:
+        clause.append(User.started_at >= now - timedelta(days=aud.joined_days))
     return clause
 
 
-def count_audience(audience: str) -> int:
+def _lang_is(lang: str):
+    """Return the condition for one language choice (LIKE is case-insensitive on both databases)."""
+    if lang == "other":
+        code = User.language_code
+        return or_(code.is_(None), and_(not_(code.like("fa%")), not_(code.like("en%"))))
+    return User.language_code.like(f"{lang}%")
+
+
+def count_audience(audience: Audience | str, now: datetime | None = None) -> int:
     """Count the users an audience would reach now."""
-    return db.session.execute(select(func.count()).select_from(User).where(*audience_filter(audience))).scalar_one()
+    where = audience_filter(audience, now)
+    return db.session.execute(select(func.count()).select_from(User).where(*where)).scalar_one()
 
 
-def populate(job_id: int, audience: str) -> int:
+def populate(job_id: int, audience: Audience | str, now: datetime | None = None) -> int:
     """Insert one pending item per audience member with a single INSERT ... SELECT.
 
     Safe to run twice: UNIQUE(job_id, user_id) plus INSERT IGNORE / OR IGNORE
     drop the second copy. Returns the job's item count afterwards.
     """
-    rows = select(literal(job_id), User.id, literal(PENDING)).where(*audience_filter(audience)).order_by(User.id)
+    where = audience_filter(audience, now)
+    rows = select(literal(job_id), User.id, literal(PENDING)).where(*where).order_by(User.id)
     stmt = (
         insert(I).from_select(["job_id", "user_id", "status"], rows)
         .prefix_with("IGNORE", dialect="mysql")

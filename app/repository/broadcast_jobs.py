@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import exists, or_, select, update
+from sqlalchemy import exists, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -155,6 +155,13 @@ def running_job_id() -> int | None:
 def oldest_queued_job_id() -> int | None:
     """Return the queued job that has waited longest."""
     return db.session.execute(select(J.id).where(J.status == QUEUED).order_by(J.id).limit(1)).scalar()
+
+
+def pending_ahead() -> dict[bool, int]:
+    """Return the items still to send of queued and running jobs, by paid flag (a new job waits for them)."""
+    left = J.total_count - J.sent_count - J.failed_count - J.skipped_count - J.unknown_count
+    rows = db.session.execute(select(J.paid, func.sum(left)).where(J.status.in_((QUEUED, RUNNING))).group_by(J.paid))
+    return {bool(paid): max(int(n or 0), 0) for paid, n in rows}
 
 
 def stopped_with_orphans(now: datetime) -> list[int]:

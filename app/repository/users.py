@@ -38,6 +38,20 @@ def insert_or_get(user_id: int, now: datetime, **fields) -> tuple[User, bool]:
     return user, True
 
 
+def touch_last_seen(user_id: int, now: datetime, older_than: datetime) -> int:
+    """Move last_seen_at to now when it is older than older_than; return the rows changed.
+
+    One primary-key UPDATE that usually matches nothing: under READ COMMITTED
+    InnoDB releases the lock of a row that fails the WHERE at once, so a
+    busy user's updates do not queue behind each other.
+    """
+    stmt = (
+        update(User).where(User.id == user_id, User.last_seen_at < older_than)
+        .values(last_seen_at=now).execution_options(synchronize_session=False)
+    )
+    return db.session.execute(stmt).rowcount
+
+
 def set_blocked(user_id: int, blocked: bool, now: datetime) -> int:
     """Set or clear is_blocked (blocked_at with it); return the rows matched."""
     stmt = (

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 
 from app.clock import utcnow
 from app.extensions import db
@@ -13,6 +14,9 @@ from app.telegram.errors import TelegramError
 log = logging.getLogger(__name__)
 MEMBER_STATUSES = frozenset({"member", "administrator", "creator"})
 GONE_STATUSES = frozenset({"left", "kicked"})
+# last_seen_at feeds "active within N days": minutes of precision are plenty,
+# and skipping the write spares the row most updates.
+SEEN_EVERY = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,12 @@ def register_start(profile: Profile, now=None) -> tuple[str, bool]:
     user.blocked_at = None
     db.session.flush()
     return user.main_channel_status, created
+
+
+def touch(user_id: int, now=None) -> bool:
+    """Record that a known user was seen; written at most once per SEEN_EVERY (True when written)."""
+    now = now or utcnow()
+    return repo.touch_last_seen(user_id, now, now - SEEN_EVERY) > 0
 
 
 def set_blocked(profile: Profile, blocked: bool, now=None) -> None:

@@ -28,6 +28,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
     "deleteMessage": methods_edit.delete_message,
     "answerCallbackQuery": methods_misc.answer_callback_query,
     "getChatMember": methods_misc.get_chat_member,
+    "getMyStarBalance": methods_misc.get_my_star_balance,
     "setWebhook": methods_misc.set_webhook,
     "getWebhookInfo": methods_misc.get_webhook_info,
     "deleteWebhook": methods_misc.delete_webhook,
@@ -100,6 +101,11 @@ class BotApi:
         with state.lock:
             state.stats.calls[name] += 1
         try:
+            if name not in PRODUCING and name in state.cfg["fault_methods"]:
+                # Named explicitly: a read such as getMyStarBalance can fail before answering too.
+                injected = fault_before(state.cfg, state.rng)
+                if injected is not None:
+                    raise injected
             result = handler(state, params)
             if isinstance(result, Produce):
                 return self._produce(result, name)

@@ -1,4 +1,4 @@
-"""Non-sending methods: getMe, getChatMember, callbacks, webhook management, commands."""
+"""Non-sending methods: getMe, getMyStarBalance, getChatMember, callbacks, webhook management, commands."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ def get_me(state: SimState, params: dict) -> dict:
     return {**state.bot, "can_join_groups": True, "can_read_all_group_messages": False,
             "supports_inline_queries": False, "can_connect_to_business": False,
             "has_main_web_app": False}
+
+
+def get_my_star_balance(state: SimState, params: dict) -> dict:
+    """Return the bot's StarAmount: whole Stars plus nanostars, from the star_balance setting."""
+    nanostars = round(state.cfg["star_balance"] * 1_000_000_000)
+    amount, nano = divmod(nanostars, 1_000_000_000)
+    return {"amount": amount, "nanostar_amount": nano} if nano else {"amount": amount}
 
 
 def get_chat_member(state: SimState, params: dict) -> dict:

@@ -16,6 +16,7 @@ def send_message(state: SimState, params: dict) -> Produce:
     content = text_content(params)
     markup = get_markup(params)
     paid = get_bool(params, "allow_paid_broadcast")
+    options = send_options(params)
 
     def commit(now: float) -> dict:
         state.check_recipient(chat_id)
@@ -23,7 +24,7 @@ def send_message(state: SimState, params: dict) -> Produce:
         msg = state.new_message(chat_id, text=content.plain, entities=content.entities,
                                 reply_markup=markup)
         state.record(now, "sendMessage", msg, ("text", content.raw), text=content.raw,
-                     reply_markup=markup, paid=paid, parse_mode=content.parse_mode)
+                     reply_markup=markup, paid=paid, parse_mode=content.parse_mode, **options)
         return message_object(state, msg)
 
     return Produce(commit)
@@ -37,6 +38,7 @@ def copy_message(state: SimState, params: dict) -> Produce:
     caption = caption_content(params)
     markup = get_markup(params)
     paid = get_bool(params, "allow_paid_broadcast")
+    options = send_options(params)
 
     def commit(now: float) -> dict:
         state.check_recipient(chat_id)
@@ -50,10 +52,16 @@ def copy_message(state: SimState, params: dict) -> Produce:
         state.record(now, "copyMessage", msg, ("copy", from_chat_id, source_id),
                      text=msg.text, caption=msg.caption, from_chat_id=from_chat_id,
                      source_message_id=source_id, reply_markup=markup, paid=paid,
-                     parse_mode=caption.parse_mode if caption else None)
+                     parse_mode=caption.parse_mode if caption else None, **options)
         return {"message_id": msg.message_id}
 
     return Produce(commit)
+
+
+def send_options(params: dict) -> dict:
+    """Return the delivery options recorded per delivery: silent and protected messages."""
+    return {"disable_notification": get_bool(params, "disable_notification"),
+            "protect_content": get_bool(params, "protect_content")}
 
 
 def _copied_fields(source, caption, markup) -> dict:
@@ -76,6 +84,7 @@ def send_photo(state: SimState, params: dict) -> Produce:
     caption = caption_content(params)
     markup = get_markup(params)
     paid = get_bool(params, "allow_paid_broadcast")
+    options = send_options(params)
 
     def commit(now: float) -> dict:
         state.check_recipient(chat_id)
@@ -85,7 +94,7 @@ def send_photo(state: SimState, params: dict) -> Produce:
                                 caption_entities=caption.entities if caption else ())
         state.record(now, "sendPhoto", msg, ("photo", photo, caption and caption.raw),
                      caption=caption.raw if caption else None, reply_markup=markup,
-                     paid=paid, parse_mode=caption.parse_mode if caption else None)
+                     paid=paid, parse_mode=caption.parse_mode if caption else None, **options)
         return message_object(state, msg)
 
     return Produce(commit)

@@ -169,6 +169,7 @@ class SimState:
             "chat_id": msg.chat_id, "message_id": msg.message_id, "text": None,
             "caption": None, "from_chat_id": None, "source_message_id": None,
             "reply_markup": None, "paid": False, "parse_mode": None, "photo": msg.photo,
+            "disable_notification": False, "protect_content": False,
         }
         record.update(fields)
         self.deliveries.append(record)

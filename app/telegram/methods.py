@@ -81,6 +81,11 @@ class BotMethods:
             params["show_alert"] = True
         return self.call("answerCallbackQuery", {**params, **extra}, **options)
 
+    def get_my_star_balance(self, **kw: Any) -> dict:
+        """Return the bot's StarAmount ({"amount", "nanostar_amount"})."""
+        extra, options = _split(kw)
+        return self.call("getMyStarBalance", extra, **options)
+
     def get_chat_member(self, chat_id: int | str, user_id: int, **kw: Any) -> dict:
         """Return the ChatMember of ``user_id`` in ``chat_id``."""
         extra, options = _split(kw)

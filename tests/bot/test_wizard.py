@@ -9,7 +9,7 @@ from app.models.user import CHANNEL_MEMBER
 from app.services.settings import set_setting
 from app.simulator.updates import message_update
 from app.texts import t
-from tests.bot.wizard import all_jobs, last_answer, press, send, step_of, tap, texts_to
+from tests.bot.wizard import all_jobs, last_answer, press, screen, send, step_of, tap, texts_to
 from tests.conftest import ADMIN_ID
 from tests.factories import admin_state, create_user, create_users, get_user, post_update
 
@@ -61,11 +61,11 @@ def test_text_message_with_button_to_everyone(client, simulator, audience):
     assert preview_copy["text"] == "📢 خبر مهم: نسخه‌ی ۲ منتشر شد 🎉"
     assert keyboard_of(preview_copy) == [[{"text": "دانلود نسخه‌ی جدید", "url": URL}]]
     question = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
-    assert question["text"] == t("wiz_preview", audience=t("aud_name_all"), count=4, paid="")
+    assert question["text"] == screen(4)
     preview_id = json.loads(admin_state(ADMIN_ID).draft)["preview_id"]
     assert preview_id != draft_id
-    assert [b["callback_data"] for b in keyboard_of(question)[0]] == [f"w.confirm:{preview_id}",
-                                                                      f"w.abort:{preview_id}"]
+    assert [b["callback_data"] for b in keyboard_of(question)[-1]] == [f"w.confirm:{preview_id}",
+                                                                       f"w.abort:{preview_id}"]
     assert step_of() == "wiz:preview"
     assert all_jobs() == []
 
@@ -102,9 +102,11 @@ def test_photo_with_caption_no_button_paid_preview(client, simulator, audience):
     [preview] = simulator.deliveries("copyMessage", ADMIN_ID)
     assert preview["photo"] == photo["message"]["photo"][-1]["file_id"]
     assert (preview["caption"], preview["reply_markup"]) == ("عکس روز 📷", None)
-    paid = t("wiz_paid_line", "en", stars="0.3", cap=10000)
-    assert texts_to(simulator)[-1] == t("wiz_preview", "en", audience=t("aud_name_non_members", "en"), count=3,
-                                        paid=paid)
+    paid = t("wiz_paid_line", "en", stars="0.3", cap=10000) + t("wiz_balance_line", "en", balance="1000")
+    assert texts_to(simulator)[-1] == screen(3, "non_members", "en", duration="≈ 1 s", paid=paid)
+    press(client, simulator, "w.confirm", language_code="en")  # paid: a second confirmation first
+    assert all_jobs() == []
+    assert texts_to(simulator)[-1] == (t("wiz_paid_confirm", "en", count=3) + paid + t("wiz_paid_ask", "en"))
     press(client, simulator, "w.confirm", language_code="en")
     [job] = all_jobs()
     assert (job.audience, job.total_count, job.paid, job.button_text) == ("non_members", 3, True, None)
@@ -179,7 +181,7 @@ def test_changing_the_audience_at_preview(client, simulator, audience):
     press(client, simulator, "w.no_button")
     press(client, simulator, "w.aud:all")
     press(client, simulator, "w.aud:members")
-    assert texts_to(simulator)[-1] == t("wiz_preview", audience=t("aud_name_members"), count=1, paid="")
+    assert texts_to(simulator)[-1] == screen(1, "members")
     press(client, simulator, "w.confirm")
     [job] = all_jobs()
     assert (job.audience, job.total_count) == ("members", 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from app.extensions import db
 from app.models import BroadcastJob
 from app.simulator.updates import callback_update, message_update
+from app.texts import t
 from tests.conftest import ADMIN_ID
 from tests.factories import admin_state, post_update
 
@@ -70,3 +71,11 @@ def press(client, sim, action: str, under: dict | None = None, user_id=ADMIN_ID,
     under = under or offered(sim, action, user_id)
     [data] = [d for d in buttons(under) if d == action or d.startswith(action + ":")]
     return tap(client, sim, data, user_id=user_id, message_id=under["message_id"], **kwargs)
+
+
+def screen(count: int, audience: str = "all", lang: str = "fa", *, duration: str = "≈ ۱ ثانیه", filters: str = "",
+           queue: str = "", options: str | None = None, paid: str = "", ask: bool = True) -> str:
+    """Return the pre-send screen's text as the admin should read it."""
+    text = t("wiz_preview", lang, audience=t(f"aud_name_{audience}", lang), filters=filters, count=count,
+             duration=duration, queue=queue, options=options if options is not None else t("opt_none", lang))
+    return text + paid + (t("wiz_ask_send", lang) if ask else "")

@@ -1,7 +1,13 @@
 """Audience selection and INSERT ... SELECT population."""
-import pytest
+from datetime import timedelta
 
+import pytest
+from sqlalchemy import insert, select
+
+from app.clock import utcnow
 from app.extensions import db
+from app.models import BroadcastJobItem, User
+from app.models.audience import Audience
 from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER
 from app.repository import broadcast_items as items
 from app.services.broadcast import jobs
@@ -62,3 +68,54 @@ def test_button_needs_text_and_url(app):
     create_users(1)
     with pytest.raises(ValueError, match="button"):
         jobs.create_job(audience="all", created_by=1, content={"type": "text", "text": "hi"}, button_text="x")
+
+
+def seed_languages_and_ages():
+    """Users by language (NULL and mixed case included), by last seen and by start date."""
+    now = utcnow()
+    rows = [  # id, language_code, days since last seen, days since start, blocked
+        (BASE_ID + 1, "fa", 1, 100, False), (BASE_ID + 2, "fa-IR", 20, 20, False),
+        (BASE_ID + 3, "en", 2, 3, False), (BASE_ID + 4, "EN-us", 40, 40, False),
+        (BASE_ID + 5, None, 3, 5, False), (BASE_ID + 6, "de", 50, 200, False),
+        (BASE_ID + 7, "en", 1, 1, True),
+    ]
+    db.session.execute(insert(User), [
+        dict(id=i, first_name="u", language_code=code, is_blocked=blocked, last_seen_at=now - timedelta(days=seen),
+             started_at=now - timedelta(days=started)) for i, code, seen, started, blocked in rows
+    ])
+    db.session.commit()
+
+
+@pytest.mark.parametrize("audience, expected", [
+    (Audience(langs=("fa",)), [1, 2]),
+    (Audience(langs=("en",)), [3, 4]),
+    (Audience(langs=("other",)), [5, 6]),
+    (Audience(langs=("en", "other")), [3, 4, 5, 6]),
+    (Audience(active_days=7), [1, 3, 5]),
+    (Audience(joined_days=30), [2, 3, 5]),
+    (Audience(langs=("fa", "en"), active_days=30, joined_days=30), [2, 3]),
+], ids=["fa", "en", "other-and-null", "en+other", "active7", "joined30", "combined"])
+def test_filters_count_and_populate_the_same_users(app, audience, expected):
+    seed_languages_and_ages()
+    assert items.count_audience(audience) == len(expected)
+    job = create_text_job(audience)
+    assert reload(job.id).total_count == len(expected)
+    users = db.session.execute(select(BroadcastJobItem.user_id).where(BroadcastJobItem.job_id == job.id)).scalars()
+    assert sorted(u - BASE_ID for u in users) == expected
+    stored = reload(job.id)
+    assert Audience.from_columns(stored.audience, stored.audience_langs, stored.audience_active_days,
+                                 stored.audience_joined_days) == audience
+
+
+def test_filters_that_leave_nobody_create_nothing(app):
+    seed_languages_and_ages()
+    with pytest.raises(jobs.EmptyAudience, match="after its filters"):
+        create_text_job(Audience(langs=("fa",), joined_days=7))
+    assert jobs.list_jobs() == []
+
+
+@pytest.mark.parametrize("kwargs", [{"base": "vip"}, {"langs": ("ru",)}, {"active_days": 0},
+                                    {"joined_days": 99_999}, {"active_days": True}])
+def test_bad_filters_are_refused(kwargs):
+    with pytest.raises(ValueError):
+        Audience(**kwargs)

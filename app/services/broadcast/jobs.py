@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from app.clock import utcnow
 from app.extensions import db
+from app.models.audience import Audience
 from app.models.broadcast import AUDIENCES, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
@@ -29,6 +30,13 @@ def audience_counts() -> dict[str, int]:
     return counts
 
 
+def count_recipients(audience: Audience | str) -> int:
+    """Count who an audience with its filters reaches now: the same WHERE population uses."""
+    count = items.count_audience(audience)
+    db.session.commit()
+    return count
+
+
 def _content_fields(content: dict) -> dict:
     """Validate the content description and return job columns."""
     kind = content.get("type")
@@ -48,29 +56,32 @@ def _content_fields(content: dict) -> dict:
     raise ValueError("content type must be 'copy' or 'text'")
 
 
-def create_job(*, audience: str, created_by: int | None, content: dict, button_text: str | None = None,
+def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
-               lang: str = "fa") -> BroadcastJob:
+               lang: str = "fa", silent: bool = False, protect: bool = False) -> BroadcastJob:
     """Create, populate and queue a job (running at once when no other job sends)."""
-    if audience not in AUDIENCES:
+    if not isinstance(audience, Audience) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
+    audience = Audience.of(audience)
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
     settings = settings or load_settings()
     paid = bool(settings["broadcast_paid_enabled"])
     now = utcnow()
     job = BroadcastJob(
-        status=DRAFT, audience=audience, created_by=created_by, button_text=button_text, button_url=button_url,
+        status=DRAFT, **audience.columns(), silent=bool(silent), protect=bool(protect), created_by=created_by,
+        button_text=button_text, button_url=button_url,
         batch_size=settings["broadcast_batch_size"], paid=paid,
         paid_limit=settings["broadcast_paid_max_messages"] if paid else None,
         progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **_content_fields(content),
     )
     db.session.add(job)
     db.session.flush()
-    total = items.populate(job.id, audience)
+    total = items.populate(job.id, audience, now)
     if total == 0:
         db.session.rollback()
-        raise EmptyAudience(f"audience {audience!r} has no users")
+        suffix = " after its filters" if audience.filtered else ""
+        raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
     jobs_repo.set_total(job.id, total)
     jobs_repo.queue_draft(job.id)
     db.session.commit()

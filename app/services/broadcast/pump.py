@@ -76,6 +76,10 @@ def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
         params["reply_markup"] = {"inline_keyboard": [[{"text": job.button_text, "url": job.button_url}]]}
     if paid:
         params["allow_paid_broadcast"] = True
+    if job.silent:
+        params["disable_notification"] = True
+    if job.protect:
+        params["protect_content"] = True
     if job.content_type == CONTENT_COPY:
         params.update(from_chat_id=job.from_chat_id, message_id=job.source_message_id)
         return "copyMessage", params

@@ -39,6 +39,9 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
         "skipped": job.skipped_count, "unknown": job.unknown_count, "pending": pending,
         "not_sent": not_sent,
         "rate": rate, "eta": eta, "pause_reason": job.pause_reason, "paid": bool(job.paid),
+        "langs": job.audience_langs.split(",") if job.audience_langs else [],
+        "active_days": job.audience_active_days, "joined_days": job.audience_joined_days,
+        "silent": bool(job.silent), "protect": bool(job.protect),
         "created_at": _iso(job.created_at), "started_at": _iso(job.started_at),
         "finished_at": _iso(job.finished_at),
     }

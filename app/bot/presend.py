@@ -1,0 +1,204 @@
+"""The pre-send screen: the exact message, recipients after filters, duration, options and paid cost.
+
+Its toggles (silent, protect, languages, active/joined presets) and the
+confirm button carry the preview id; every toggle stores a new preview id and
+re-renders the screen, so a Confirm under an older screen can never confirm
+options the admin no longer sees. A paid broadcast's first Confirm leads to a
+second one, under yet another id, after the bot's Star balance was checked.
+"""
+from __future__ import annotations
+
+import time
+
+from app.bot import keyboards
+from app.bot.callback_data import build, new_token
+from app.bot.context import BotContext
+from app.bot.wizard_state import PREVIEW_ID, STEP_PREVIEW, current_draft
+from app.models.audience import Audience
+from app.services import admins
+from app.services.broadcast import jobs
+from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
+from app.telegram.errors import TelegramError
+from app.texts import t
+
+STAR_PER_MESSAGE = 0.1
+BALANCE_SECONDS = 3.0
+SILENT, PROTECT, FILTERS, PAID_OK = "silent", "protect", "filters", "paid_ok"
+# Toggle argument -> what it flips; the label keys are btn_opt_<argument>.
+DAY_PRESETS = {"a7": ("active_days", 7), "a30": ("active_days", 30), "j7": ("joined_days", 7),
+               "j30": ("joined_days", 30)}
+TOGGLE_ROWS = (("silent", "protect"), ("fa", "en", "other"), ("a7", "a30"), ("j7", "j30"))
+
+
+def audience_of(draft: dict) -> Audience:
+    """Return the draft's audience with its filters."""
+    f = draft.get(FILTERS) or {}
+    return Audience(draft.get("audience", "all"), tuple(f.get("langs") or ()), f.get("active_days"),
+                    f.get("joined_days"))
+
+
+def with_audience(draft: dict, audience: Audience) -> dict:
+    """Return the draft holding audience (base and filters) in JSON form."""
+    filters = {"langs": list(audience.langs), "active_days": audience.active_days,
+               "joined_days": audience.joined_days}
+    return {**draft, "audience": audience.base, FILTERS: filters}
+
+
+def count(draft: dict) -> int:
+    """Count the draft's recipients now, with the WHERE population will use."""
+    return jobs.count_recipients(audience_of(draft))
+
+
+def toggled(draft: dict, option: str) -> dict:
+    """Return the draft with one toggle flipped."""
+    if option in (SILENT, PROTECT):
+        return {**draft, option: not draft.get(option)}
+    audience = audience_of(draft)
+    if option in DAY_PRESETS:
+        return with_audience(draft, audience.toggle_days(*DAY_PRESETS[option]))
+    return with_audience(draft, audience.toggle_lang(option))
+
+
+def on_toggle(ctx: BotContext, token: str, option: str) -> None:
+    """Flip one filter or option and re-render the screen under a new preview id."""
+    draft = current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
+    if draft is None:
+        return
+    if draft.get(PAID_OK):
+        ctx.answer("wiz_stale", alert=True)  # the screen was already confirmed once
+        return
+    draft = toggled(draft, option)
+    n = count(draft)
+    if n == 0:
+        # Never show a screen nobody would receive; the current one stays valid.
+        ctx.answer("wiz_filters_empty", alert=True)
+        return
+    ctx.answer()
+    message = ctx.update.callback_query.message
+    show(ctx, draft, n, edit_message_id=message.message_id if message else None)
+
+
+def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = None) -> None:
+    """Store a new preview id and render the screen; paid: after commit, once the balance is known."""
+    preview_id = new_token()
+    draft = {**{k: v for k, v in draft.items() if k != PAID_OK}, PREVIEW_ID: preview_id}
+    admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
+    paid = bool(ctx.settings["broadcast_paid_enabled"])
+    body = screen_text(ctx, draft, n, paid, pending_ahead())
+    if not paid:
+        _put(ctx, body + ctx.text("wiz_ask_send"), screen_keyboard(ctx.lang, draft, preview_id), edit_message_id)
+        return
+
+    def with_balance() -> None:
+        line, enough = paid_lines(ctx, n)
+        markup = screen_keyboard(ctx.lang, draft, preview_id, confirm=enough)
+        _put(ctx, body + line + (ctx.text("wiz_ask_send") if enough else ""), markup, edit_message_id)
+
+    ctx.after_commit(with_balance)
+
+
+def _put(ctx: BotContext, text: str, markup: dict, edit_message_id: int | None) -> None:
+    """Send the screen, or replace the one whose toggle was pressed."""
+    if edit_message_id is None:
+        ctx.send(text, markup)
+    else:
+        ctx.outbox.edit(ctx.chat_id, edit_message_id, text, reply_markup=markup)
+
+
+def screen_text(ctx: BotContext, draft: dict, n: int, paid: bool, ahead: dict[bool, int]) -> str:
+    """Render everything but the paid lines and the closing question."""
+    audience = audience_of(draft)
+    seconds = estimate_seconds(n, paid, ctx.settings, ahead)
+    queued = sum(ahead.values())
+    return ctx.text(
+        "wiz_preview", audience=ctx.text(f"aud_name_{audience.base}"), filters=filters_text(ctx, audience),
+        count=n, duration=format_estimate(seconds, ctx.lang),
+        queue=ctx.text("wiz_queue_ahead", n=queued) if queued else "", options=options_text(ctx, draft),
+    )
+
+
+def filters_text(ctx: BotContext, audience: Audience) -> str:
+    """Describe the filters in one parenthesis, or nothing when there are none."""
+    parts = []
+    if audience.langs:
+        parts.append(ctx.text("flt_langs", langs=ctx.text("list_sep").join(ctx.text(f"lang_{x}")
+                                                                            for x in audience.langs)))
+    if audience.active_days:
+        parts.append(ctx.text("flt_active", n=audience.active_days))
+    if audience.joined_days:
+        parts.append(ctx.text("flt_joined", n=audience.joined_days))
+    return f" ({ctx.text('flt_sep').join(parts)})" if parts else ""
+
+
+def options_text(ctx: BotContext, draft: dict) -> str:
+    """Name the chosen send options, or say there are none."""
+    chosen = [ctx.text(f"opt_{name}") for name in (SILENT, PROTECT) if draft.get(name)]
+    return ctx.text("list_sep").join(chosen) or ctx.text("opt_none")
+
+
+def screen_keyboard(lang: str, draft: dict, preview_id: str, confirm: bool = True) -> dict:
+    """Return the toggles (a ✅ marks what is on) above the confirm/abort row, all bound to the preview."""
+    audience = audience_of(draft)
+    on = {SILENT: bool(draft.get(SILENT)), PROTECT: bool(draft.get(PROTECT)),
+          **{lang_: lang_ in audience.langs for lang_ in ("fa", "en", "other")},
+          **{arg: getattr(audience, field) == days for arg, (field, days) in DAY_PRESETS.items()}}
+    rows = [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
+              "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in TOGGLE_ROWS]
+    last = keyboards.confirm(lang, preview_id)["inline_keyboard"]
+    if not confirm:
+        # Refused (the balance cannot cover it): only abort stays.
+        last = [[b for b in row if not b.get("callback_data", "").startswith("w.confirm")] for row in last]
+    return {"inline_keyboard": rows + last}
+
+
+def star_balance(ctx: BotContext) -> float | None:
+    """Ask Telegram for the bot's Star balance; None when it cannot be read."""
+    try:
+        amount = ctx.client.get_my_star_balance(deadline=time.monotonic() + BALANCE_SECONDS, hard_deadline=True)
+        return int(amount.get("amount", 0)) + int(amount.get("nanostar_amount", 0)) / 1e9
+    except (TelegramError, AttributeError, TypeError, ValueError):
+        return None
+
+
+def paid_lines(ctx: BotContext, n: int) -> tuple[str, bool]:
+    """Return the cost and balance lines, and whether the balance covers the capped cost."""
+    cap = ctx.settings["broadcast_paid_max_messages"]
+    cost = min(n, cap) * STAR_PER_MESSAGE
+    line = ctx.text("wiz_paid_line", stars=f"{cost:.1f}", cap=cap)
+    balance = star_balance(ctx)
+    if balance is None:
+        return line + ctx.text("wiz_balance_unknown"), False
+    line += ctx.text("wiz_balance_line", balance=stars_text(balance))
+    if balance + 1e-9 < cost:
+        return line + ctx.text("wiz_balance_short", balance=stars_text(balance), stars=f"{cost:.1f}"), False
+    return line, True
+
+
+def stars_text(value: float) -> str:
+    """Render Stars without exponent or trailing zeros: 1000, 12.5, 0.3."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def ask_paid_confirm(ctx: BotContext, token: str) -> bool:
+    """Turn a paid broadcast's first Confirm into a second question; False once that one is confirmed."""
+    draft = current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
+    if draft is None:
+        return True  # refused and answered
+    if draft.get(PAID_OK):
+        return False
+    # A new id: the first Confirm (and a double tap of it) cannot stand in for the second.
+    preview_id = new_token()
+    draft = {**draft, PAID_OK: True, PREVIEW_ID: preview_id}
+    admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
+    n = count(draft)
+    ctx.answer()
+
+    def second_question() -> None:
+        line, enough = paid_lines(ctx, n)
+        row = [(t("btn_pay_confirm", ctx.lang), build("confirm", token=preview_id))] if enough else []
+        row.append((t("btn_abort", ctx.lang), build("abort", token=preview_id)))
+        markup = {"inline_keyboard": [[{"text": label, "callback_data": data} for label, data in row]]}
+        ctx.send(ctx.text("wiz_paid_confirm", count=n) + line + (ctx.text("wiz_paid_ask") if enough else ""), markup)
+
+    ctx.after_commit(second_question)
+    return True

@@ -1,0 +1,63 @@
+"""Who a broadcast reaches: a base audience plus optional filters (pure, stored on the job)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+AUDIENCES = ("all", "non_members", "members")
+MEMBER_AUDIENCES = ("non_members", "members")
+# fa / en: language_code starting with it; other: anything else, NULL included.
+LANGS = ("fa", "en", "other")
+MAX_DAYS = 3650
+
+
+@dataclass(frozen=True)
+class Audience:
+    """A base audience and its filters; empty langs and None days mean "no filter"."""
+
+    base: str = "all"
+    langs: tuple[str, ...] = ()
+    active_days: int | None = None
+    joined_days: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.base not in AUDIENCES:
+            raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
+        unknown = set(self.langs) - set(LANGS)
+        if unknown:
+            raise ValueError(f"language must be one of {', '.join(LANGS)}")
+        # One canonical order, so the same choice is always stored the same way.
+        object.__setattr__(self, "langs", tuple(lang for lang in LANGS if lang in self.langs))
+        for name in ("active_days", "joined_days"):
+            days = getattr(self, name)
+            if days is not None and (type(days) is not int or not 1 <= days <= MAX_DAYS):
+                raise ValueError(f"{name.replace('_', ' ')} must be a whole number from 1 to {MAX_DAYS}")
+
+    @classmethod
+    def of(cls, value: Audience | str) -> Audience:
+        """Return value as an Audience (a bare base name has no filters)."""
+        return value if isinstance(value, Audience) else cls(base=value)
+
+    @classmethod
+    def from_columns(cls, base: str, langs: str | None, active_days: int | None,
+                     joined_days: int | None) -> Audience:
+        """Rebuild an Audience from a job's columns."""
+        return cls(base, tuple(langs.split(",")) if langs else (), active_days, joined_days)
+
+    def columns(self) -> dict:
+        """Return the job columns that store this audience."""
+        return {"audience": self.base, "audience_langs": ",".join(self.langs) or None,
+                "audience_active_days": self.active_days, "audience_joined_days": self.joined_days}
+
+    def toggle_lang(self, lang: str) -> Audience:
+        """Add or remove one language."""
+        langs = set(self.langs) ^ {lang}
+        return replace(self, langs=tuple(langs))
+
+    def toggle_days(self, name: str, days: int) -> Audience:
+        """Set a days filter to days, or clear it when it already is days."""
+        return replace(self, **{name: None if getattr(self, name) == days else days})
+
+    @property
+    def filtered(self) -> bool:
+        """Tell whether any filter narrows the base audience."""
+        return bool(self.langs) or self.active_days is not None or self.joined_days is not None
