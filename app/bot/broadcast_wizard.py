@@ -15,7 +15,7 @@ import logging
 from app.bot import drafts, keyboards
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
-from app.services import admins
+from app.services import admins, audit
 from app.services.broadcast import jobs, runner
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,7 @@ def start_job(ctx: BotContext, draft: dict) -> None:
             audience=draft["audience"], created_by=ctx.user_id, content=draft["content"],
             button_text=draft.get("button_text"), button_url=draft.get("button_url"),
             settings=ctx.settings, progress_chat_id=ctx.chat_id, lang=ctx.lang,
+            actor=audit.admin_actor(ctx.user_id), action=audit.CONFIRMED,
         )
     except ValueError as exc:
         # Nothing was created (EmptyAudience is a ValueError): let the admin choose again.

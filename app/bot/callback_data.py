@@ -31,6 +31,8 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "w.confirm": ("confirm", None, True),
     "w.abort": ("abort", None, True),
     "s.edit": ("edit_setting", "setting", False),
+    "j.list": ("job_list", None, False),
+    "j.view": ("job_view", "id", False),
 }
 PREFIX_OF = {action: prefix for prefix, (action, _, _) in SPEC.items()}
 
