@@ -179,6 +179,41 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "settings_saved": {"fa": "✅ «{key}» = {value} ذخیره شد.", "en": "✅ Saved “{key}” = {value}."},
     "settings_invalid": {"fa": "❌ پذیرفته نشد: {error}", "en": "❌ Not accepted: {error}"},
+    # --- statistics and history ---
+    "stats": {
+        "fa": "📊 آمار ربات\n👥 کاربران: {users}\n🟢 فعال در ۷ روز اخیر: {active_7d}\n"
+              "🟢 فعال در ۳۰ روز اخیر: {active_30d}\n🚫 ربات را مسدود کرده‌اند: {blocked}\n"
+              "📣 عضو کانال: {channel_members}\n🆕 جدید امروز: {new_today}\n🆕 جدید این هفته: {new_week}\n"
+              "(«امروز» از ساعت ۰۰:۰۰ UTC، «این هفته» ۷ روز اخیر)",
+        "en": "📊 Bot statistics\n👥 Users: {users}\n🟢 Active in the last 7 days: {active_7d}\n"
+              "🟢 Active in the last 30 days: {active_30d}\n🚫 Blocked the bot: {blocked}\n"
+              "📣 Channel members: {channel_members}\n🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
+              "(“today” starts at 00:00 UTC, “this week” is the last 7 days)",
+    },
+    "jobs_title": {"fa": "📋 ارسال‌های اخیر (برای جزئیات روی هر مورد بزنید):",
+                   "en": "📋 Recent broadcasts (tap one for details):"},
+    "jobs_empty": {"fa": "هنوز هیچ ارسال همگانی ثبت نشده است.", "en": "There are no broadcasts yet."},
+    "job_row": {"fa": "#{id} — {status} — {done}/{total}", "en": "#{id} — {status} — {done}/{total}"},
+    "job_view": {
+        "fa": "📢 ارسال همگانی #{id} — {status}\n👤 ایجادکننده: {author}\n👥 مخاطبان: {audience} — {total} نفر\n"
+              "✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n🚫 ردشده: {skipped}\n❓ نامعلوم: {unknown}\n{unsent}\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (UTC){reason}\n\n"
+              "📝 گزارش اقدامات:\n{audit}",
+        "en": "📢 Broadcast #{id} — {status}\n👤 Author: {author}\n👥 Audience: {audience} — {total} users\n"
+              "✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n❓ Unknown: {unknown}\n{unsent}\n"
+              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (UTC){reason}\n\n"
+              "📝 Audit log:\n{audit}",
+    },
+    "btn_jobs_back": {"fa": "📋 بازگشت به فهرست", "en": "📋 Back to the list"},
+    "job_author_unknown": {"fa": "نامشخص", "en": "unknown"},
+    "audit_line": {"fa": "• {at} — {actor}: {action}{detail}", "en": "• {at} — {actor}: {action}{detail}"},
+    "audit_empty": {"fa": "• (موردی ثبت نشده)", "en": "• (nothing recorded)"},
+    "act_created": {"fa": "ایجاد شد", "en": "created"},
+    "act_confirmed": {"fa": "تأیید و ایجاد شد", "en": "confirmed"},
+    "act_paused": {"fa": "متوقف شد", "en": "paused"},
+    "act_resumed": {"fa": "ازسرگرفته شد", "en": "resumed"},
+    "act_cancelled": {"fa": "لغو شد", "en": "cancelled"},
+    "act_setting_changed": {"fa": "تنظیم تغییر کرد", "en": "setting changed"},
     # --- bot handlers (webhook) ---
     "cancelled": {"fa": "✅ لغو شد.", "en": "✅ Cancelled."},
     "nothing_to_cancel": {"fa": "کاری برای لغو در جریان نیست.", "en": "There is nothing to cancel."},

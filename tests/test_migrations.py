@@ -26,7 +26,7 @@ def test_upgrade_from_empty_matches_the_models_and_downgrades_cleanly(empty_data
         assert diff == [], f"models and migrations drifted apart: {diff}"
         tables = set(inspect(db.engine).get_table_names())
         assert {"users", "settings", "processed_updates", "admin_states",
-                "broadcast_jobs", "broadcast_job_items"} <= tables
+                "broadcast_jobs", "broadcast_job_items", "audit_log"} <= tables
         downgrade(revision="base")
         assert set(inspect(db.engine).get_table_names()) <= {"alembic_version"}
         upgrade()

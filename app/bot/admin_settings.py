@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.bot import keyboards
 from app.bot.context import BotContext
-from app.services import admins
+from app.services import admins, audit
 from app.services.settings import set_setting
 from app.settings_schema import DEFS, SettingError, format_range, format_value
 
@@ -38,7 +38,7 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
     admins.clear_state(ctx.user_id)
     try:
         # Commits the cleared state, the value and the update id together.
-        value = set_setting(key, text)
+        value = set_setting(key, text, actor=audit.admin_actor(ctx.user_id))
     except SettingError as exc:
         admins.set_state(ctx.user_id, STEP, draft)
         ctx.reply("settings_invalid", error=str(exc))

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from app.bot import history
 from app.bot.context import BotContext
 from app.models.broadcast import TERMINAL
+from app.services import audit
 from app.services.broadcast import jobs, progress, runner
 
 
@@ -24,17 +26,22 @@ def on_continue(ctx: BotContext, job_id: int) -> None:
 
 def on_cancel_job(ctx: BotContext, job_id: int) -> None:
     """Cancel now; in-flight sends finish, no new batch is claimed."""
-    _control(ctx, job_id, lambda: jobs.cancel_job(job_id), "cb_cancelled")
+    _control(ctx, job_id, lambda: jobs.cancel_job(job_id, actor=_actor(ctx)), "cb_cancelled")
 
 
 def on_pause(ctx: BotContext, job_id: int) -> None:
     """Pause the job; the next queued job may run meanwhile."""
-    _control(ctx, job_id, lambda: jobs.pause_job(job_id, ctx.text("reason_admin")), "cb_paused")
+    _control(ctx, job_id, lambda: jobs.pause_job(job_id, ctx.text("reason_admin"), actor=_actor(ctx)), "cb_paused")
 
 
 def on_resume(ctx: BotContext, job_id: int) -> None:
     """Resume a paused job (running, or queued behind another)."""
-    _control(ctx, job_id, lambda: jobs.resume_job(job_id) is not None, "cb_resumed")
+    _control(ctx, job_id, lambda: jobs.resume_job(job_id, actor=_actor(ctx)) is not None, "cb_resumed")
+
+
+def _actor(ctx: BotContext) -> str:
+    """Return the audit actor of the admin pressing the button."""
+    return audit.admin_actor(ctx.user_id)
 
 
 def _job_is_open(ctx: BotContext, job_id: int) -> bool:
@@ -61,5 +68,6 @@ def _control(ctx: BotContext, job_id: int, change: Callable[[], bool], done_key:
         ctx.end_transaction()
         ctx.answer("cb_finished" if ended else done_key)
         progress.refresh_progress(job_id, outbox=ctx.outbox, lang=ctx.lang)
+        history.rerender(ctx, job_id)  # pressed under a job view: show its new state and audit entry
 
     ctx.after_commit(run)

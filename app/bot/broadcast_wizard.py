@@ -25,7 +25,7 @@ from app.bot.wizard_state import (  # noqa: F401  (re-exported)
     current_draft,
 )
 from app.models.audience import MEMBER_AUDIENCES, Audience
-from app.services import admins
+from app.services import admins, audit
 from app.services.broadcast import jobs, runner
 
 log = logging.getLogger(__name__)
@@ -154,6 +154,7 @@ def start_job(ctx: BotContext, draft: dict) -> None:
             silent=bool(draft.get(presend.SILENT)), protect=bool(draft.get(presend.PROTECT)),
             button_text=draft.get("button_text"), button_url=draft.get("button_url"),
             settings=ctx.settings, progress_chat_id=ctx.chat_id, lang=ctx.lang,
+            actor=audit.admin_actor(ctx.user_id), action=audit.CONFIRMED,
         )
     except ValueError as exc:
         # Nothing was created (EmptyAudience is a ValueError): let the admin choose again.

@@ -32,6 +32,8 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "w.abort": ("abort", None, True),
     "w.opt": ("toggle", "option", True),
     "s.edit": ("edit_setting", "setting", False),
+    "j.list": ("job_list", None, False),
+    "j.view": ("job_view", "id", False),
 }
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
 TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})

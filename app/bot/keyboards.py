@@ -5,13 +5,15 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton,
 
 from app.bot.callback_data import build
 from app.models.audience import AUDIENCES, MEMBER_AUDIENCES
+from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL
 from app.settings_schema import DEFS, format_value
 from app.texts import t
 
 
 def admin_menu(lang: str) -> dict:
-    """Return the admin's reply keyboard: broadcast and settings."""
-    rows = [[KeyboardButton(t("menu_broadcast", lang))], [KeyboardButton(t("menu_settings", lang))]]
+    """Return the admin's reply keyboard: broadcast, recent broadcasts and settings."""
+    rows = [[KeyboardButton(t("menu_broadcast", lang))], [KeyboardButton(t("menu_jobs", lang))],
+            [KeyboardButton(t("menu_settings", lang))]]
     return ReplyKeyboardMarkup(rows, resize_keyboard=True, is_persistent=True).to_dict()
 
 
@@ -46,6 +48,30 @@ def url_button(text: str | None, url: str | None) -> dict | None:
 def settings_menu(values: dict) -> dict:
     """Return one button per setting showing its current value."""
     rows = [[(f"{key} = {format_value(values[key])}", build("edit_setting", key))] for key in DEFS]
+    return _inline(rows)
+
+
+def job_list(lang: str, statuses: list[dict]) -> dict:
+    """Return one button per job: "#id — status — done/total", opening its view."""
+    rows = []
+    for s in statuses:
+        done = s["sent"] + s["failed"] + s["skipped"] + s["unknown"]
+        label = t("job_row", lang, id=s["id"], status=t(f"status_{s['status']}", lang), done=done, total=s["total"])
+        rows.append([(label, build("job_view", s["id"]))])
+    return _inline(rows)
+
+
+def job_actions(lang: str, job_id: int, status: str) -> dict:
+    """Return a job view's buttons: the actions its state allows, then "back to the list"."""
+    rows = []
+    if status in (RUNNING, QUEUED):
+        rows.append([(t("btn_pause", lang), build("pause", job_id))])
+    elif status == PAUSED:
+        rows.append([(t("btn_resume", lang), build("resume", job_id))])
+    if status not in TERMINAL:
+        rows.append([(t("btn_cancel_job", lang), build("cancel_job", job_id))])
+    # Retry, unsend, edit and export add their rows here, each only in the states it applies to.
+    rows.append([(t("btn_jobs_back", lang), build("job_list"))])
     return _inline(rows)
 
 

@@ -7,7 +7,16 @@ from collections.abc import Callable
 from telegram import Update
 from telegram.constants import ChatType
 
-from app.bot import admin_menu, admin_settings, broadcast_controls, broadcast_wizard, membership, presend, start
+from app.bot import (
+    admin_menu,
+    admin_settings,
+    broadcast_controls,
+    broadcast_wizard,
+    history,
+    membership,
+    presend,
+    start,
+)
 from app.bot.callback_data import parse
 from app.bot.context import BotContext
 from app.services import admins
@@ -23,11 +32,14 @@ COMMANDS: dict[str, Handler] = {
     "broadcast": broadcast_wizard.on_broadcast,
     "settings": admin_settings.on_settings,
     "cancel": admin_menu.on_cancel,
+    "stats": history.on_stats,
+    "jobs": history.on_jobs,
 }
 # Reply-keyboard buttons, recognised in every language.
 MENU_BUTTONS: dict[str, Handler] = {
     "menu_broadcast": broadcast_wizard.on_broadcast,
     "menu_settings": admin_settings.on_settings,
+    "menu_jobs": history.on_jobs,
 }
 # Every callback is an admin action; the router checks that before any of these runs.
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
@@ -44,6 +56,8 @@ CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "pause": broadcast_controls.on_pause,
     "resume": broadcast_controls.on_resume,
     "edit_setting": admin_settings.on_edit,
+    "job_list": history.on_job_list,
+    "job_view": history.on_job_view,
 }
 # An admin's free-form message goes to the conversation their state names.
 STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {

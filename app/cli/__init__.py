@@ -6,8 +6,9 @@ def register(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
     from app.cli.broadcast_cmd import broadcast_group
     from app.cli.settings_cmd import settings_group
+    from app.cli.stats_cmd import audit_group, stats_command
     from app.cli.telegram_cmd import telegram_group
     from app.cli.updates_cmd import updates_group
 
-    for group in (settings_group, telegram_group, broadcast_group, updates_group):
+    for group in (settings_group, telegram_group, broadcast_group, updates_group, audit_group, stats_command):
         app.cli.add_command(group)

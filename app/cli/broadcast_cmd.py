@@ -10,6 +10,7 @@ from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience
+from app.services import audit
 from app.services.broadcast import jobs
 from app.services.broadcast.status import job_status
 from app.services.settings import load_settings
@@ -80,7 +81,8 @@ def create(audience, text, copy_from, message_id, button_text, button_url, creat
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = jobs.create_job(audience=target, created_by=created_by, content=content,
                               button_text=button_text, button_url=button_url and button_url.strip(),
-                              settings=load_settings(), lang="en", silent=silent, protect=protect)
+                              settings=load_settings(), lang="en", silent=silent, protect=protect,
+                              actor=audit.ACTOR_CLI)
     except jobs.EmptyAudience:
         suffix = " after its filters" if target.filtered else ""
         raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
@@ -124,7 +126,7 @@ def _transition(job_id: int, verb: str, action) -> None:
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def cancel(job_id: int) -> None:
     """Cancel a job: in-flight sends finish, no new batch is claimed."""
-    _transition(job_id, "cancelled", jobs.cancel_job)
+    _transition(job_id, "cancelled", lambda i: jobs.cancel_job(i, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("pause")
@@ -132,14 +134,14 @@ def cancel(job_id: int) -> None:
 @click.option("--reason", default="paused from the command line", show_default=True)
 def pause(job_id: int, reason: str) -> None:
     """Pause a queued or running job."""
-    _transition(job_id, "paused", lambda i: jobs.pause_job(i, reason=reason))
+    _transition(job_id, "paused", lambda i: jobs.pause_job(i, reason=reason, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("resume")
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def resume(job_id: int) -> None:
     """Resume a paused job (it runs now, or queues behind the running one)."""
-    _transition(job_id, "resumed", jobs.resume_job)
+    _transition(job_id, "resumed", lambda i: jobs.resume_job(i, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("purge")

@@ -6,6 +6,7 @@ from flask.cli import AppGroup
 
 from app.cli.common import CommandError, echo_json, render_table
 from app.extensions import db
+from app.services import audit
 from app.services.settings import load_settings, set_setting
 from app.settings_schema import DEFS, SettingError, format_range, format_value, get_def
 
@@ -47,7 +48,7 @@ def get_setting_cmd(key: str) -> None:
 def set_setting_cmd(key: str, value: str) -> None:
     """Validate and store one setting (nothing is stored when it is refused)."""
     try:
-        stored = set_setting(key, value)
+        stored = set_setting(key, value, actor=audit.ACTOR_CLI)
     except SettingError as exc:
         db.session.rollback()
         raise CommandError(str(exc), exit_code=2) from None

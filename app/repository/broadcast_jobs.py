@@ -5,7 +5,8 @@ SELECTs). Under two concurrent callers the row lock (InnoDB) or SQLite's
 single write lock (taken by the transaction's first write and held until
 commit) serialises them, and the second re-evaluates its WHERE clause against
 the first one's committed row, so at most one of them matches. Callers
-commit, except promote() and resume(), which must roll back a lost race.
+commit, except promote(), which must roll back a lost race; resume() rolls back
+a lost race for the slot but leaves the winning change to its caller's commit.
 """
 from __future__ import annotations
 
@@ -112,16 +113,18 @@ def promote(job_id: int, now: datetime) -> bool:
 
 
 def resume(job_id: int) -> str | None:
-    """paused -> running when the slot is free, else paused -> queued; commits."""
+    """paused -> running when the slot is free, else paused -> queued; the caller commits.
+
+    Call it at the start of a transaction: losing the slot (UNIQUE active_slot)
+    rolls the whole transaction back before the job is queued instead.
+    """
     try:
         if _update(J.id == job_id, J.status == PAUSED, status=RUNNING, active_slot=1,
                    pause_reason=None, not_before=None) == 1:
-            db.session.commit()
             return RUNNING
     except IntegrityError:
         db.session.rollback()
     n = _update(J.id == job_id, J.status == PAUSED, status=QUEUED, pause_reason=None)
-    db.session.commit()
     return QUEUED if n == 1 else None
 
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
-from app.models.user import CHANNEL_UNKNOWN, User
+from app.models.user import CHANNEL_MEMBER, CHANNEL_UNKNOWN, User
 
 
 def is_admin_flag(user_id: int) -> bool:
@@ -70,3 +70,29 @@ def set_channel_status(user_id: int, status: str, now: datetime) -> int:
         .execution_options(synchronize_session="fetch")
     )
     return db.session.execute(stmt).rowcount
+
+
+def admin_profiles(admin_ids) -> list[tuple[int, str | None, bool]]:
+    """Return (id, language_code, is_blocked) of users flagged admin or listed in admin_ids."""
+    where = User.is_admin.is_(True)
+    if admin_ids:
+        where = or_(where, User.id.in_(sorted(admin_ids)))
+    return [tuple(row) for row in db.session.execute(
+        select(User.id, User.language_code, User.is_blocked).where(where).order_by(User.id))]
+
+
+def population_counts(active_7d: datetime, active_30d: datetime, today: datetime, week: datetime) -> dict[str, int]:
+    """Count users, the active, blocked, channel members and newcomers in one scan."""
+    def count_if(condition):
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+    row = db.session.execute(select(
+        func.count(User.id).label("users"),
+        count_if(User.last_seen_at >= active_7d).label("active_7d"),
+        count_if(User.last_seen_at >= active_30d).label("active_30d"),
+        count_if(User.is_blocked.is_(True)).label("blocked"),
+        count_if(User.main_channel_status == CHANNEL_MEMBER).label("channel_members"),
+        count_if(User.started_at >= today).label("new_today"),
+        count_if(User.started_at >= week).label("new_week"),
+    )).one()
+    return {key: int(value) for key, value in row._mapping.items()}

@@ -7,6 +7,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.repository import admin_states
 from app.repository import users as users_repo
+from app.texts import lang_of
 
 
 def is_admin(user_id: int | None, admin_ids: frozenset[int] | set[int]) -> bool:
@@ -50,3 +51,17 @@ def restore_state(admin_id: int, step: str, draft: dict) -> None:
     """Put an admin back on a step in a transaction of its own (after a failed job creation)."""
     set_state(admin_id, step, draft)
     db.session.commit()
+
+
+def alert_chats(admin_ids: frozenset[int] | set[int]) -> dict[int, str]:
+    """Return {chat id: language} of every admin (ADMIN_IDS and is_admin users) who has not blocked the bot.
+
+    An ADMIN_IDS admin who never started the bot has no row: Persian, the default.
+    """
+    chats = {admin_id: lang_of(None) for admin_id in admin_ids}
+    for user_id, language_code, blocked in users_repo.admin_profiles(admin_ids):
+        if blocked:
+            chats.pop(user_id, None)
+        else:
+            chats[user_id] = lang_of(language_code)
+    return chats

@@ -4,6 +4,7 @@ from __future__ import annotations
 from app.clock import utcnow
 from app.extensions import db
 from app.models import Setting
+from app.services import audit
 from app.settings_schema import defaults, format_value, parse_value
 
 
@@ -19,14 +20,16 @@ def load_settings() -> dict:
     return values
 
 
-def set_setting(key: str, raw) -> int | float | bool:
-    """Validate and store a setting; raise SettingError and store nothing if invalid."""
+def set_setting(key: str, raw, actor: str | None = None) -> int | float | bool:
+    """Validate and store a setting (audited as actor's change); raise SettingError and store nothing if invalid."""
     value = parse_value(key, raw)
     row = db.session.get(Setting, key)
     if row is None:
         row = Setting(key=key)
         db.session.add(row)
+    old = row.value if row.value is not None else format_value(defaults()[key])
     row.value = format_value(value)
     row.updated_at = utcnow()
+    audit.record(actor, audit.SETTING_CHANGED, None, f"{key}: {old} -> {row.value}")
     db.session.commit()
     return value

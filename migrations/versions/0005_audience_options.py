@@ -1,12 +1,12 @@
 """Audience filters (language, active/joined within N days) and send options (silent, protect) per job.
 
-Revision ID: 0005o
+Revision ID: 0005
 Revises: 0004
 """
 from alembic import op
 import sqlalchemy as sa
 
-revision = "0005o"
+revision = "0005"
 down_revision = "0004"
 branch_labels = None
 depends_on = None

@@ -19,6 +19,8 @@ TOKEN = "Ab3_x9-Q"
     (f"w.abort:{TOKEN}", ("abort", None, TOKEN)),
     ("s.edit:broadcast_batch_size", ("edit_setting", "broadcast_batch_size", None)),
     (f"w.continue:{MAX_ID}", ("continue", MAX_ID, None)),
+    ("j.view:42", ("job_view", 42, None)),
+    ("j.list", ("job_list", None, None)),
 ])
 def test_parses_every_known_action(data, expected):
     assert parse(data) == expected
@@ -37,6 +39,7 @@ def test_parses_every_known_action(data, expected):
     f"w.confirm:{TOKEN}x", "w.confirm:Ab3_x9-!", "w.confirm:Ab3 x9-Q", f"w.aud:{TOKEN}", f"w.aud:{TOKEN}:all",
     f"w.aud:everyone:{TOKEN}", f"w.no_button::{TOKEN}", f"w.continue:1:{TOKEN}", f"s.edit:broadcast_batch_size:{TOKEN}",
     "w.confirm:ابجدهوزح", f"w.confirm:{TOKEN}\n",
+    "j.view", "j.view:", "j.view:0", "j.view:x", "j.list:1", f"j.list:{TOKEN}", f"j.view:1:{TOKEN}",
 ])
 def test_refuses_malformed(data):
     assert parse(data) is None

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from app.services import audit
 from app.services.broadcast import jobs
 from app.services.settings import load_settings
 from app.texts import t
@@ -33,7 +34,7 @@ def test_every_admin_entry_is_refused(client, simulator, running_job):
     before = snapshot()
     commands = ["/broadcast", "/settings", "/cancel", "/broadcast@update_pack_sim_bot", "/SETTINGS",
                 t("menu_broadcast", "fa"), t("menu_broadcast", "en"), t("menu_settings", "fa"),
-                t("menu_settings", "en")]
+                t("menu_settings", "en"), "/stats", "/jobs", t("menu_jobs", "fa"), t("menu_jobs", "en")]
     for text in commands:
         send(client, simulator, text, user_id=INTRUDER)
     assert texts_to(simulator, INTRUDER) == [t("not_admin")] * len(commands)
@@ -41,13 +42,14 @@ def test_every_admin_entry_is_refused(client, simulator, running_job):
     callbacks = ["w.no_button", "w.aud:all", "w.aud:members", "w.confirm", "w.abort",
                  f"w.continue:{running_job}", f"w.cancel_job:{running_job}", f"w.pause:{running_job}",
                  f"w.resume:{running_job}", "s.edit:broadcast_batch_size", "s.edit:broadcast_paid_enabled",
-                 "garbage", "w.continue:-1"]
+                 "garbage", "w.continue:-1", "j.list", f"j.view:{running_job}"]
     for data in callbacks:
         tap(client, simulator, data, user_id=INTRUDER, message_id=1)
     answers = simulator.callback_answers()
     assert [(a["text"], a["show_alert"]) for a in answers] == [(t("not_admin"), True)] * len(callbacks)
 
     assert snapshot() == before
+    assert audit.entries() == [], "a refused action is never logged"
     assert admin_state(INTRUDER) is None
     assert simulator.deliveries("copyMessage") == []
     assert texts_to(simulator, ADMIN_ID) == []

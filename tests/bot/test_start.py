@@ -62,14 +62,15 @@ def test_admin_gets_the_menu_keyboard(client, simulator):
     [sent] = simulator.deliveries("sendMessage", ADMIN_ID)
     assert sent["text"] == t("welcome", "fa", name="Admin") + "\n\n" + t("admin_menu", "fa")
     labels = [row[0]["text"] for row in sent["reply_markup"]["keyboard"]]
-    assert labels == ["📢 پیامرسانی همگانی", "⚙️ تنظیمات ارسال"]
+    assert labels == ["📢 پیامرسانی همگانی", "📋 ارسال‌های اخیر", "⚙️ تنظیمات ارسال"]
 
 
 def test_user_flagged_admin_in_database_gets_the_menu(client, simulator):
     create_user(2005, is_admin=True)
     start(client, 2005, language_code="en")
     [sent] = simulator.deliveries("sendMessage", 2005)
-    assert [row[0]["text"] for row in sent["reply_markup"]["keyboard"]] == ["📢 Broadcast", "⚙️ Broadcast settings"]
+    assert [row[0]["text"] for row in sent["reply_markup"]["keyboard"]] == ["📢 Broadcast", "📋 Recent broadcasts",
+                                                                               "⚙️ Broadcast settings"]
 
 
 def test_unknown_membership_is_looked_up_once(client, simulator):

@@ -13,6 +13,7 @@ from app.models.broadcast import AUDIENCES, CONTENT_COPY, CONTENT_TEXT, DRAFT, B
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import db_utcnow
+from app.services import audit
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,9 @@ def _content_fields(content: dict) -> dict:
 
 def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
-               lang: str = "fa", silent: bool = False, protect: bool = False) -> BroadcastJob:
-    """Create, populate and queue a job (running at once when no other job sends)."""
+               lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
+               action: str = audit.CREATED) -> BroadcastJob:
+    """Create, populate and queue a job (running at once when no other job sends); audited as actor's action."""
     if not isinstance(audience, Audience) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
     audience = Audience.of(audience)
@@ -84,6 +86,7 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
         raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
     jobs_repo.set_total(job.id, total)
     jobs_repo.queue_draft(job.id)
+    audit.record(actor, action, job.id, f"audience={audience} total={total}")
     db.session.commit()
     start_next_if_idle()
     db.session.refresh(job)
@@ -114,27 +117,35 @@ def list_jobs(limit: int = 20) -> list[BroadcastJob]:
     return list(db.session.execute(select(BroadcastJob).order_by(BroadcastJob.id.desc()).limit(limit)).scalars())
 
 
-def cancel_job(job_id: int) -> bool:
+def cancel_job(job_id: int, actor: str | None = None) -> bool:
     """Cancel now; in-flight sends finish and record, no new batch is claimed."""
     ok = jobs_repo.cancel(job_id, utcnow())
+    if ok:
+        audit.record(actor, audit.CANCELLED, job_id)
     db.session.commit()
     if ok:
         start_next_if_idle()
     return ok
 
 
-def pause_job(job_id: int, reason: str | None = None) -> bool:
+def pause_job(job_id: int, reason: str | None = None, actor: str | None = None) -> bool:
     """Pause a running or queued job, letting the next queued job run."""
-    ok = jobs_repo.pause(job_id, reason or "paused by an admin")
+    reason = reason or "paused by an admin"
+    ok = jobs_repo.pause(job_id, reason)
+    if ok:
+        audit.record(actor, audit.PAUSED, job_id, reason)
     db.session.commit()
     if ok:
         start_next_if_idle()
     return ok
 
 
-def resume_job(job_id: int) -> str | None:
+def resume_job(job_id: int, actor: str | None = None) -> str | None:
     """Resume a paused job: running if the slot is free, else queued. None if not paused."""
+    db.session.commit()  # resume() must open its own transaction: a lost slot race rolls it back
     new_status = jobs_repo.resume(job_id)
+    if new_status:
+        audit.record(actor, audit.RESUMED, job_id, new_status)
     db.session.commit()
     return new_status
 

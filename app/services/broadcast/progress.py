@@ -104,11 +104,3 @@ def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None
     outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status["status"], lang),
                 priority=priority)
 
-
-def send_summary(job_id: int, *, outbox, lang: str = "fa") -> None:
-    """Replace the progress message with the final summary (send new, then delete old)."""
-    snap = _snapshot(job_id)
-    if snap is None or not snap[1]:
-        return
-    status, chat_id, message_id = snap
-    outbox.send(chat_id, summary_text(status, lang), replace_message_id=message_id)

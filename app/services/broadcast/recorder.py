@@ -24,8 +24,10 @@ from app.extensions import db
 from app.models.broadcast import ITEM_FAILED, PENDING, SENT, SKIPPED, UNKNOWN, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.services import audit
+from app.services.broadcast import alerts
 from app.services.broadcast import outcomes as oc
-from app.services.broadcast.progress import progress_keyboard, refresh_progress, send_summary
+from app.services.broadcast.progress import refresh_progress
 from app.services.broadcast.stops import Stop
 from app.telegram.client import LOW
 from app.texts import t
@@ -67,7 +69,8 @@ class Recorder:
         self.streak, self.streak_failed, self.last_error = 0, [], ""
         self.since_progress = 0
         self.paused_reason: str | None = None
-        self.alerted = False
+        # True once this pump's own pause UPDATE matched in the last committed step: it alone alerts.
+        self.paused_here = False
         self.plans: list[Plan] = []
         self.db_error: SQLAlchemyError | None = None
         pump.processed = 0
@@ -78,6 +81,7 @@ class Recorder:
             self.plans.append(self._plan(done))
         if not self.plans and (want <= 0 or (not self.queue and self.exhausted)):
             return []
+        self.paused_here = False
         try:
             if not self._fence(want > 0):
                 return []
@@ -95,6 +99,7 @@ class Recorder:
             # Keep the plans: the next step writes them. Dispatch stops, so the
             # window in flight drains and is recorded once the database answers.
             db.session.rollback()
+            self.paused_here = False
             self.db_error = exc
             self.p.stop = self.p.stop or Stop.DB_ERROR
             log.warning("job %s: database error while recording (%s); outcomes kept for the next try",
@@ -190,7 +195,13 @@ class Recorder:
         if plan.not_before is not None:
             jobs_repo.set_not_before(self.job_id, self.p.token, plan.not_before)
         if self.paused_reason:
-            jobs_repo.pause(self.job_id, self.paused_reason)
+            self._pause()
+
+    def _pause(self) -> None:
+        """Pause the job with the audit row in the same transaction; only a matched UPDATE alerts later."""
+        if jobs_repo.pause(self.job_id, self.paused_reason):
+            audit.record(audit.ACTOR_SYSTEM, audit.PAUSED, self.job_id, self.paused_reason)
+            self.paused_here = True
 
     def _judge(self, item_id: int, outcome, retry_after: float) -> float:
         """Update the error streak and stop reasons for one outcome; return the longest retry_after."""
@@ -239,7 +250,7 @@ class Recorder:
             return min(want, room)
         if self._take_peek():
             self.paused_reason = t("reason_paid_cap", self.lang, cap=self.paid_limit)
-            jobs_repo.pause(self.job_id, self.paused_reason)
+            self._pause()
             self.p.stop = Stop.PAID_CAP
         return 0
 
@@ -273,11 +284,12 @@ class Recorder:
         return [self.queue.popleft() for _ in range(min(want, len(self.queue)))]
 
     def _after_commit(self) -> None:
-        """Tell the admin: throttled progress edits, and a one-time pause alert (best effort)."""
+        """Tell the admins: throttled progress edits, and a pause alert if this step paused the job (best effort)."""
         try:
-            if self.paused_reason and not self.alerted:
-                self.alerted = True
-                self._alert_pause()
+            if self.paused_here:
+                self.paused_here = False
+                alerts.job_paused(self.job_id, self.paused_reason, outbox=self.p.outbox)
+                self.p.flush_outbox()
             if self.has_progress and self.since_progress >= self.progress_every:
                 self.since_progress = 0
                 # Progress edits give way to replies and sends (they take a
@@ -294,15 +306,6 @@ class Recorder:
             # progress read or edit is never worth turning it into 'unknown'.
             db.session.rollback()
             log.warning("job %s: progress update skipped", self.job_id, exc_info=True)
-
-    def _alert_pause(self) -> None:
-        """Send the admins a pause notice with a resume button."""
-        job = db.session.get(BroadcastJob, self.job_id)
-        chat_id = job.progress_chat_id or job.created_by
-        db.session.commit()
-        if chat_id:
-            self.p.outbox.send(chat_id, t("paused_alert", self.lang, id=self.job_id, reason=self.paused_reason),
-                               reply_markup=progress_keyboard(self.job_id, "paused", self.lang))
 
     @property
     def may_have_more(self) -> bool:
@@ -324,7 +327,8 @@ class Recorder:
             raise
         if done:
             log.info("job %s completed", self.job_id)
-            self._best_effort(send_summary)
+            # complete_if_done matched for this pump alone, so the summary goes out once.
+            self._best_effort(lambda job_id, outbox, lang: alerts.job_finished(job_id, outbox=outbox))
             return Stop.DONE
         return Stop.INCOMPLETE
 

@@ -1,0 +1,100 @@
+"""Statistics and history for admins: /stats, the recent broadcasts and one job's view."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from app.bot import keyboards
+from app.bot.context import BotContext
+from app.clock import utcnow
+from app.services import audit, stats
+from app.services.broadcast import jobs
+from app.services.broadcast.progress import format_duration, unsent_line
+from app.services.broadcast.status import job_status
+from app.texts import TEXTS, t
+
+RECENT_JOBS = 10
+# A job view shows its newest entries: a long history must not push the text past Telegram's 4096.
+VIEW_AUDIT_ENTRIES = 15
+
+
+def on_stats(ctx: BotContext) -> None:
+    """Answer /stats with the population counts."""
+    ctx.reply("stats", **stats.user_stats())
+
+
+def on_jobs(ctx: BotContext) -> None:
+    """List the newest jobs, one button each, with status and progress."""
+    rows = [job_status(job) for job in jobs.list_jobs(limit=RECENT_JOBS)]
+    if not rows:
+        ctx.reply("jobs_empty")
+        return
+    ctx.reply("jobs_title", keyboards.job_list(ctx.lang, rows))
+
+
+def on_job_list(ctx: BotContext, _arg: object) -> None:
+    """The "back to the list" button."""
+    ctx.answer()
+    on_jobs(ctx)
+
+
+def on_job_view(ctx: BotContext, job_id: int) -> None:
+    """Show one job: counters, rate, duration, author, its audit log and the actions of its state."""
+    job = jobs.get_job(job_id)
+    if job is None:
+        ctx.answer("cb_unknown_job")
+        return
+    ctx.answer()
+    ctx.send(*_view(job, ctx.lang))
+
+
+def rerender(ctx: BotContext, job_id: int) -> None:
+    """Edit the pressed job view after one of its actions (the progress message is refreshed elsewhere)."""
+    query = ctx.update.callback_query
+    job = jobs.get_job(job_id)
+    if job is None or query is None or query.message is None or query.message.message_id == job.progress_message_id:
+        return
+    text, markup = _view(job, ctx.lang)
+    ctx.outbox.edit(ctx.chat_id, query.message.message_id, text, reply_markup=markup)
+
+
+def _view(job, lang: str) -> tuple[str, dict | None]:
+    """Read what a job view shows and render it with the buttons of the job's state."""
+    now = utcnow()
+    status, author = job_status(job, now), job.created_by
+    entries = audit.entries(status["id"], limit=VIEW_AUDIT_ENTRIES)
+    markup = keyboards.job_actions(lang, status["id"], status["status"])
+    return job_view_text(status, author, entries, lang, now), markup
+
+
+def job_view_text(status: dict, author: int | None, entries: list[dict], lang: str, now: datetime) -> str:
+    """Render a job's view (pure): the duration runs to the end, or to now while the job is open."""
+    duration = None
+    if status["started_at"]:
+        end = _parse(status["finished_at"]) if status["finished_at"] else now
+        duration = max((end - _parse(status["started_at"])).total_seconds(), 0)
+    lines = "\n".join(audit_line(entry, lang) for entry in entries) or t("audit_empty", lang)
+    reason = t("progress_reason", lang, reason=status["pause_reason"]) if status["pause_reason"] else ""
+    return t("job_view", lang, id=status["id"], status=t(f"status_{status['status']}", lang),
+             author=author if author is not None else t("job_author_unknown", lang),
+             audience=t(f"aud_name_{status['audience']}", lang), total=status["total"], sent=status["sent"],
+             failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
+             unsent=unsent_line(status, lang), rate=status["rate"] if status["rate"] is not None else "-",
+             duration=format_duration(duration, lang), created=_minute(status["created_at"]), reason=reason,
+             audit=lines)
+
+
+def audit_line(entry: dict, lang: str) -> str:
+    """Render one audit entry: when, who, what (actions without a text yet show their name)."""
+    action = t(f"act_{entry['action']}", lang) if f"act_{entry['action']}" in TEXTS else entry["action"]
+    detail = f" ({entry['detail']})" if entry["detail"] else ""
+    return t("audit_line", lang, at=_minute(entry["at"]), actor=entry["actor"], action=action, detail=detail)
+
+
+def _minute(iso: str | None) -> str:
+    """Render "2026-12-01T12:34:56Z" as "2026-12-01 12:34"."""
+    return iso[:16].replace("T", " ") if iso else "-"
+
+
+def _parse(iso: str) -> datetime:
+    """Parse an ISO timestamp with a Z into a naive UTC datetime."""
+    return datetime.fromisoformat(iso.rstrip("Z"))

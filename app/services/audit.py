@@ -1,0 +1,38 @@
+"""The audit log as callers see it: actor names, recording inside an action, listing."""
+from __future__ import annotations
+
+from app.clock import utcnow
+from app.models.audit import (
+    ACTOR_CLI,
+    ACTOR_CRON,
+    ACTOR_SYSTEM,
+    CANCELLED,
+    CONFIRMED,
+    CREATED,
+    PAUSED,
+    RESUMED,
+    SETTING_CHANGED,
+)
+from app.repository import audit_log
+
+__all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "PAUSED", "RESUMED",
+           "SETTING_CHANGED", "admin_actor", "entries", "record"]
+DETAIL_LIMIT = 2000
+
+
+def admin_actor(user_id: int) -> str:
+    """Return the actor string of a Telegram admin ("admin:123")."""
+    return f"admin:{user_id}"
+
+
+def record(actor: str | None, action: str, job_id: int | None = None, detail: str | None = None) -> None:
+    """Add an entry to the current transaction; nothing when no actor is given (engine-internal calls)."""
+    if actor:
+        audit_log.insert(utcnow(), actor[:32], action, job_id, detail[:DETAIL_LIMIT] if detail else None)
+
+
+def entries(job_id: int | None = None, limit: int = 50) -> list[dict]:
+    """Return entries as JSON-safe dicts: a job's newest `limit` oldest first, or the newest of all first."""
+    rows = audit_log.for_job(job_id, limit) if job_id is not None else audit_log.newest(limit)
+    return [{"id": r.id, "at": r.at.isoformat(timespec="seconds") + "Z", "actor": r.actor, "action": r.action,
+             "job_id": r.job_id, "detail": r.detail} for r in rows]

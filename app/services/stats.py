@@ -1,0 +1,21 @@
+"""Bot statistics for admins: the user population and how it changes (UTC days)."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from app.clock import utcnow
+from app.extensions import db
+from app.repository import users as users_repo
+
+# Order of the keys in /stats and `flask stats`.
+KEYS = ("users", "active_7d", "active_30d", "blocked", "channel_members", "new_today", "new_week")
+
+
+def user_stats(now: datetime | None = None) -> dict[str, int]:
+    """Return the population counts: "today" starts at 00:00 UTC, "week" is the last 7 days."""
+    now = now or utcnow()
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    counts = users_repo.population_counts(active_7d=now - timedelta(days=7), active_30d=now - timedelta(days=30),
+                                          today=today, week=now - timedelta(days=7))
+    db.session.commit()
+    return {key: counts[key] for key in KEYS}
