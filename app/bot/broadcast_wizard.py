@@ -15,7 +15,8 @@ import logging
 from app.bot import drafts, keyboards
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
-from app.services import admins
+from app.models.broadcast import CONTENT_ALBUM
+from app.services import admins, albums
 from app.services.broadcast import jobs, runner
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ STAR_PER_MESSAGE = 0.1
 
 def on_broadcast(ctx: BotContext) -> None:
     """Start (or restart) the wizard with a new draft id: ask for the message to broadcast."""
+    albums.forget_old(ctx.user_id)
     admins.set_state(ctx.user_id, STEP_MESSAGE, {DRAFT_ID: new_token()})
     ctx.reply("wiz_send_message")
 
@@ -107,6 +109,13 @@ def on_audience(ctx: BotContext, token: str, audience: str) -> None:
     if state is None:
         return
     draft = without_preview(state)
+    if draft["content"].get("type") == CONTENT_ALBUM:
+        # The album is complete now: the preview fixes the parts gathered so far.
+        content = with_parts(ctx, draft["content"])
+        if content is None:
+            ctx.answer()
+            return
+        draft = {**draft, "content": content}
     count = jobs.audience_counts()[audience]
     if count == 0:
         admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
@@ -127,14 +136,28 @@ def without_preview(draft: dict) -> dict:
 def send_preview(ctx: BotContext, draft: dict, audience: str, count: int, preview_id: str) -> None:
     """Copy the message to the admin exactly as users will get it, then the confirm question."""
     content = draft["content"]
-    ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
-                    reply_markup=keyboards.url_button(draft.get("button_text"), draft.get("button_url")))
     paid = ""
-    if ctx.settings["broadcast_paid_enabled"]:
+    if content.get("type") == CONTENT_ALBUM:
+        ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+        if ctx.settings["broadcast_paid_enabled"]:
+            paid = ctx.text("wiz_album_free_line")
+    else:
+        ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
+                        reply_markup=keyboards.url_button(draft.get("button_text"), draft.get("button_url")))
+    if ctx.settings["broadcast_paid_enabled"] and not paid:
         paid = ctx.text("wiz_paid_line", stars=f"{count * STAR_PER_MESSAGE:.1f}",
                         cap=ctx.settings["broadcast_paid_max_messages"])
     ctx.reply("wiz_preview", keyboards.confirm(ctx.lang, preview_id), audience=ctx.text(f"aud_name_{audience}"),
               count=count, paid=paid)
+
+
+def with_parts(ctx: BotContext, content: dict) -> dict | None:
+    """Return album content with the parts gathered so far (ascending), or None (the admin is told) if none."""
+    ids = albums.part_ids(ctx.user_id, content["media_group_id"])
+    if not ids:
+        ctx.reply("wiz_album_gone")
+        return None
+    return {**content, "message_ids": ids}
 
 
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:

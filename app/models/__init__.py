@@ -1,10 +1,11 @@
 """All models, imported so Alembic and create_app see every table."""
 from app.models.admin_state import AdminState
+from app.models.album_part import AlbumPart
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.models.processed_update import ProcessedUpdate
 from app.models.setting import Setting
 from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
 
-__all__ = ["AdminState", "BroadcastJob", "BroadcastJobItem", "ProcessedUpdate", "Setting", "TelegramBudget",
-           "TelegramChatPace", "User"]
+__all__ = ["AdminState", "AlbumPart", "BroadcastJob", "BroadcastJobItem", "ProcessedUpdate", "Setting",
+           "TelegramBudget", "TelegramChatPace", "User"]

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import CONTENT_COPY, RUNNING, BroadcastJob
+from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
 from app.services.broadcast import jobs as jobs_service
@@ -71,6 +71,9 @@ class PumpResult:
 
 def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
     """Return the Bot API method and parameters that deliver the job's content."""
+    if job.content_type == CONTENT_ALBUM:
+        # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid).
+        return "copyMessages", {"from_chat_id": job.from_chat_id, "message_ids": jobs_service.album_ids(job)}
     params: dict = {}
     if job.button_text and job.button_url:
         params["reply_markup"] = {"inline_keyboard": [[{"text": job.button_text, "url": job.button_url}]]}
@@ -101,6 +104,8 @@ class Pump:
         self.renewed_at = self.started
         self.recorder: Recorder | None = None
         self.slots: list[tuple[float, float]] = []
+        # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
+        self.cost = 1
         self.outbox_worker = False
 
     def now(self) -> datetime:
@@ -210,9 +215,10 @@ class Pump:
             budget = self.client.broadcast_budget
             if budget.is_late(at):
                 # This thread woke too late: sends bunched together could break
-                # the cap, so it takes a fresh slot of its own instead.
-                if (at := budget.acquire_slot(self.deadline)) is None:
-                    return HELD_BACK
+                # the cap, so it takes fresh slots of its own instead (one per part).
+                for _ in range(self.cost):
+                    if budget.acquire_slot(self.deadline) is None:
+                        return HELD_BACK
             elif not budget.clear_at(at, booked_at):
                 return HELD_BACK  # a 429 recorded after we booked covers this slot: not sent
         try:
@@ -240,21 +246,31 @@ class Pump:
         if limiter is None:
             taken = want
         else:
-            # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
-            while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
-                left = self.deadline - self.clock()
-                if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
-                    self.stop = self.stop or Stop.BUDGET
-                    return 0
-                self.keep_lease()
-                if self.stop:
+            # An album's send needs one slot per part: the first send waits for all of them.
+            for _ in range(self.cost):
+                if not self._wait_rate_slot(limiter):
                     return 0
             taken = 1
             # "Due now", with a millisecond's grace: the limiter reads the clock
             # again after us, so a bare clock() would make every due slot look late.
-            while taken < want and limiter.acquire(self.clock() + DUE_GRACE_SECONDS):
+            # (A send whose parts are only partly due leaves those slots unused: a small loss of rate.)
+            while taken < want and all(limiter.acquire(self.clock() + DUE_GRACE_SECONDS)
+                                       for _ in range(self.cost)):
                 taken += 1
         return self._book_shared(taken)
+
+    def _wait_rate_slot(self, limiter) -> bool:
+        """Wait for one slot of this pump's own rate, keeping the lease; False when the budget ends first."""
+        # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
+        while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
+            left = self.deadline - self.clock()
+            if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
+                self.stop = self.stop or Stop.BUDGET
+                return False
+            self.keep_lease()
+            if self.stop:
+                return False
+        return True
 
     def _book_shared(self, n: int) -> int:
         """Book n bot-wide slots (waiting, lease kept, while others hold the timeline); return how many."""
@@ -263,10 +279,12 @@ class Pump:
             return n
         while True:
             booked_at = self.clock()
-            slots = budget.acquire_many(n, self.deadline, max_wait=SLOT_HORIZON)
-            if slots:
-                self.slots = [(at, booked_at) for at in slots]
-                return len(slots)
+            slots = budget.acquire_many(n * self.cost, self.deadline, max_wait=SLOT_HORIZON)
+            # A send goes at the last of its own slots (an album's parts all leave then).
+            sends = slots[self.cost - 1::self.cost]
+            if sends:
+                self.slots = [(at, booked_at) for at in sends]
+                return len(sends)
             left = self.deadline - self.clock()
             wait_s = budget.next_slot_in()
             if left <= DUE_GRACE_SECONDS or wait_s >= left:
@@ -289,6 +307,7 @@ class Pump:
         """Dispatch pending items with a sliding window until done, stopped or out of budget."""
         job = db.session.get(BroadcastJob, self.job_id)
         method, params = message_params(job, job.paid)
+        self.cost = len(params.get("message_ids") or ()) or 1
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
         db.session.commit()
