@@ -111,6 +111,25 @@ TEXTS: dict[str, dict[str, str]] = {
                           "en": "❌ Nobody is left with these filters."},
     "wiz_no_channel": {"fa": "کانال اصلی تنظیم نشده است؛ فقط «همه کاربران» در دسترس است.",
                        "en": "No main channel is set; only “all users” is available."},
+    "wiz_album_taken": {
+        "fa": "🖼 آلبوم دریافت شد. آلبوم‌ها دکمه نمی‌پذیرند (محدودیت تلگرام)، پس بدون دکمه ارسال می‌شود.",
+        "en": "🖼 Album received. Albums cannot carry a button (a Telegram rule), so it goes without one.",
+    },
+    "wiz_album_not_now": {
+        "fa": "🖼 این آلبوم استفاده نشد: آلبوم فقط وقتی پذیرفته می‌شود که ربات پیامِ ارسال همگانی را بخواهد"
+              " (با /broadcast شروع کنید).",
+        "en": "🖼 This album was not used: an album is taken only when the bot asks for the message to"
+              " broadcast (start with /broadcast).",
+    },
+    "wiz_album_gone": {
+        "fa": "❌ قسمت‌های آلبوم دیگر در دسترس نیست؛ با /broadcast دوباره شروع کنید و آلبوم را بفرستید.",
+        "en": "❌ The album's parts are no longer available; start again with /broadcast and send the album.",
+    },
+    "wiz_album_free_line": {
+        "fa": "ℹ️ آلبوم با سرعت رایگان ارسال می‌شود (تلگرام برای آلبوم ارسال پولی ندارد). هر عکس یک پیام حساب می‌شود.\n",
+        "en": "ℹ️ An album goes at the free rate (Telegram has no paid option for albums). Each photo counts as"
+              " one message.\n",
+    },
     "btn_confirm": {"fa": "✅ تأیید و ارسال", "en": "✅ Confirm and send"},
     "btn_abort": {"fa": "❌ انصراف", "en": "❌ Cancel"},
     "wiz_aborted": {"fa": "ارسال همگانی لغو شد.", "en": "Broadcast cancelled."},

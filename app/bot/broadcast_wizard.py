@@ -25,7 +25,8 @@ from app.bot.wizard_state import (  # noqa: F401  (re-exported)
     current_draft,
 )
 from app.models.audience import MEMBER_AUDIENCES, Audience
-from app.services import admins, audit
+from app.models.broadcast import CONTENT_ALBUM
+from app.services import admins, albums, audit
 from app.services.broadcast import jobs, runner
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 def on_broadcast(ctx: BotContext) -> None:
     """Start (or restart) the wizard with a new draft id: ask for the message to broadcast."""
+    albums.forget_old(ctx.user_id)
     admins.set_state(ctx.user_id, STEP_MESSAGE, {DRAFT_ID: new_token()})
     ctx.reply("wiz_send_message")
 
@@ -100,6 +102,13 @@ def on_audience(ctx: BotContext, token: str, audience: str) -> None:
         return
     # A new audience starts without filters; the send options stay as chosen.
     draft = presend.with_audience(without_preview(state), Audience(audience))
+    if draft["content"].get("type") == CONTENT_ALBUM:
+        # The album is complete now: the preview fixes the parts gathered so far.
+        content = with_parts(ctx, draft["content"])
+        if content is None:
+            ctx.answer()
+            return
+        draft = {**draft, "content": content}
     count = presend.count(draft)
     if count == 0:
         admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
@@ -119,14 +128,26 @@ def without_preview(draft: dict) -> dict:
 def send_preview(ctx: BotContext, draft: dict) -> None:
     """Copy the message to the admin exactly as users will get it (the pre-send screen follows it)."""
     content = draft["content"]
-    ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
-                    reply_markup=keyboards.url_button(draft.get("button_text"), draft.get("button_url")))
+    if content.get("type") == CONTENT_ALBUM:
+        ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+    else:
+        ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
+                        reply_markup=keyboards.url_button(draft.get("button_text"), draft.get("button_url")))
 
 
 def audience_keyboard(ctx: BotContext, draft: dict) -> dict:
     """Return the audience buttons; member audiences only when a main channel is configured."""
     return keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID],
                               members=ctx.main_channel_id is not None)
+
+
+def with_parts(ctx: BotContext, content: dict) -> dict | None:
+    """Return album content with the parts gathered so far (ascending), or None (the admin is told) if none."""
+    ids = albums.part_ids(ctx.user_id, content["media_group_id"])
+    if not ids:
+        ctx.reply("wiz_album_gone")
+        return None
+    return {**content, "message_ids": ids}
 
 
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:

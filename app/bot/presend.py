@@ -15,6 +15,7 @@ from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
 from app.bot.wizard_state import PREVIEW_ID, STEP_PREVIEW, current_draft
 from app.models.audience import Audience
+from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins
 from app.services.broadcast import jobs
 from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
@@ -42,6 +43,16 @@ def with_audience(draft: dict, audience: Audience) -> dict:
     filters = {"langs": list(audience.langs), "active_days": audience.active_days,
                "joined_days": audience.joined_days}
     return {**draft, "audience": audience.base, FILTERS: filters}
+
+
+def is_paid(ctx: BotContext, draft: dict) -> bool:
+    """Tell whether the draft would go as a paid broadcast (never an album: copyMessages has no paid option)."""
+    return bool(ctx.settings["broadcast_paid_enabled"]) and draft["content"].get("type") != CONTENT_ALBUM
+
+
+def parts(draft: dict) -> int:
+    """Return how many messages each recipient gets (an album's parts, else one)."""
+    return len(draft["content"].get("message_ids") or ()) or 1
 
 
 def count(draft: dict) -> int:
@@ -83,9 +94,11 @@ def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = 
     preview_id = new_token()
     draft = {**{k: v for k, v in draft.items() if k != PAID_OK}, PREVIEW_ID: preview_id}
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
-    paid = bool(ctx.settings["broadcast_paid_enabled"])
+    paid = is_paid(ctx, draft)
     body = screen_text(ctx, draft, n, paid, pending_ahead())
     if not paid:
+        if ctx.settings["broadcast_paid_enabled"]:
+            body += ctx.text("wiz_album_free_line")  # paid broadcasts are on, but an album cannot be paid
         _put(ctx, body + ctx.text("wiz_ask_send"), screen_keyboard(ctx.lang, draft, preview_id), edit_message_id)
         return
 
@@ -108,7 +121,7 @@ def _put(ctx: BotContext, text: str, markup: dict, edit_message_id: int | None) 
 def screen_text(ctx: BotContext, draft: dict, n: int, paid: bool, ahead: dict[bool, int]) -> str:
     """Render everything but the paid lines and the closing question."""
     audience = audience_of(draft)
-    seconds = estimate_seconds(n, paid, ctx.settings, ahead)
+    seconds = estimate_seconds(n * parts(draft), paid, ctx.settings, ahead)
     queued = sum(ahead.values())
     return ctx.text(
         "wiz_preview", audience=ctx.text(f"aud_name_{audience.base}"), filters=filters_text(ctx, audience),
@@ -184,7 +197,7 @@ def ask_paid_confirm(ctx: BotContext, token: str) -> bool:
     draft = current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
     if draft is None:
         return True  # refused and answered
-    if draft.get(PAID_OK):
+    if draft.get(PAID_OK) or not is_paid(ctx, draft):
         return False
     # A new id: the first Confirm (and a double tap of it) cannot stand in for the second.
     preview_id = new_token()

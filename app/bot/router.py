@@ -10,6 +10,7 @@ from telegram.constants import ChatType
 from app.bot import (
     admin_menu,
     admin_settings,
+    broadcast_album,
     broadcast_controls,
     broadcast_wizard,
     history,
@@ -132,6 +133,10 @@ def on_message(ctx: BotContext) -> None:
             MENU_BUTTONS[button](ctx)
         return
     state = admins.get_state(ctx.user_id) if ctx.is_admin() else None
+    if ctx.is_admin() and broadcast_album.is_album_part(ctx):
+        # One answer per album, whatever the step: never one complaint per part.
+        broadcast_album.on_part(ctx, state)
+        return
     conversation = state[0].split(":", 1)[0] if state else None
     if conversation in STEP_INPUT:
         STEP_INPUT[conversation](ctx, *state)

@@ -37,20 +37,36 @@ def _existing_job(job_id: int):
     return job
 
 
-def _content(text, copy_from, message_id) -> dict:
+def _content(text, copy_from, message_id, message_ids) -> dict:
     """Build the engine's content dict from the options, or raise a usage error."""
     if (text is None) == (copy_from is None):
         raise click.UsageError("give exactly one of --text or --copy-from")
     if text is not None:
-        if message_id is not None:
-            raise click.UsageError("--message-id goes with --copy-from, not --text")
+        if message_id is not None or message_ids is not None:
+            option = "--message-id" if message_id is not None else "--message-ids"
+            raise click.UsageError(f"{option} goes with --copy-from, not --text")
         problem = text_problem(text)
         if problem:
             raise click.BadParameter(problem, param_hint="--text")
         return {"type": "text", "text": text, "parse_mode": "HTML"}
-    if message_id is None:
-        raise click.UsageError("--copy-from needs --message-id")
+    if (message_id is None) == (message_ids is None):
+        raise click.UsageError("--copy-from needs --message-id (one message) or --message-ids (an album)")
+    if message_ids is not None:
+        return {"type": "album", "from_chat_id": copy_from, "message_ids": _album_ids(message_ids)}
     return {"type": "copy", "from_chat_id": copy_from, "message_id": message_id}
+
+
+def _album_ids(value: str) -> list[int]:
+    """Parse "10,11,12" into 1-100 distinct positive ids, ascending, or raise a usage error."""
+    try:
+        ids = sorted({int(part) for part in value.split(",")})
+    except ValueError:
+        raise click.BadParameter("a comma-separated list of message ids, e.g. 10,11,12",
+                                 param_hint="--message-ids") from None
+    if not 1 <= len(ids) <= jobs.ALBUM_MAX_PARTS or not 1 <= ids[0] or ids[-1] > MAX_ID:
+        raise click.BadParameter(f"1 to {jobs.ALBUM_MAX_PARTS} positive message ids",
+                                 param_hint="--message-ids")
+    return ids
 
 
 @broadcast_group.command("create")
@@ -58,6 +74,8 @@ def _content(text, copy_from, message_id) -> dict:
 @click.option("--text", help="Message text (Telegram HTML, at most 4096 characters).")
 @click.option("--copy-from", type=TELEGRAM_ID, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
 @click.option("--message-id", type=JOB_ID, metavar="ID", help="... with this message id.")
+@click.option("--message-ids", metavar="ID,ID,...",
+              help="... or these message ids, sent as one album with copyMessages (no button).")
 @click.option("--button-text", help="Text of an optional URL button.")
 @click.option("--button-url", help="http(s) URL of that button.")
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
@@ -67,10 +85,10 @@ def _content(text, copy_from, message_id) -> dict:
 @click.option("--joined-days", type=DAYS, metavar="N", help="Only users who started the bot in the last N days.")
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
-def create(audience, text, copy_from, message_id, button_text, button_url, created_by, langs, active_days,
-           joined_days, silent, protect) -> None:
+def create(audience, text, copy_from, message_id, message_ids, button_text, button_url, created_by, langs,
+           active_days, joined_days, silent, protect) -> None:
     """Create and queue a broadcast; print the new job's id alone."""
-    content = _content(text, copy_from, message_id)
+    content = _content(text, copy_from, message_id, message_ids)
     problem = button_problem(button_text, button_url)
     if problem:
         raise click.UsageError(problem)

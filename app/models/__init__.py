@@ -1,5 +1,6 @@
 """All models, imported so Alembic and create_app see every table."""
 from app.models.admin_state import AdminState
+from app.models.album_part import AlbumPart
 from app.models.audit import AuditEntry
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.models.processed_update import ProcessedUpdate
@@ -7,5 +8,5 @@ from app.models.setting import Setting
 from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
 
-__all__ = ["AdminState", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "ProcessedUpdate", "Setting",
+__all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "ProcessedUpdate", "Setting",
            "TelegramBudget", "TelegramChatPace", "User"]

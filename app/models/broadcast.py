@@ -49,7 +49,7 @@ ACTIVE = (QUEUED, RUNNING, PAUSED)
 PENDING, SENDING, SENT = "pending", "sending", "sent"
 ITEM_FAILED, SKIPPED, UNKNOWN = "failed", "skipped", "unknown"
 
-CONTENT_COPY, CONTENT_TEXT = "copy", "text"
+CONTENT_COPY, CONTENT_TEXT, CONTENT_ALBUM = "copy", "text", "album"
 
 
 class BroadcastJob(db.Model):
@@ -68,6 +68,8 @@ class BroadcastJob(db.Model):
     content_type: Mapped[str] = mapped_column(String(8))
     from_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    # An album: its parts' message ids as a JSON array, ascending (copyMessages keeps that order).
+    source_message_ids: Mapped[str | None] = mapped_column(Text)
     text: Mapped[str | None] = mapped_column(Text)
     parse_mode: Mapped[str | None] = mapped_column(String(16))
     button_text: Mapped[str | None] = mapped_column(String(64))

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app.simulator import methods_edit, methods_misc, methods_send
+from app.simulator import methods_album, methods_edit, methods_misc, methods_send
 from app.simulator.errors import BAD_GATEWAY_HTML, NOT_FOUND, UNAUTHORIZED, ApiError
 from app.simulator.faults import fault_after, fault_before, without_faults
 from app.simulator.params import parse_params
@@ -21,6 +21,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
     "getMe": methods_misc.get_me,
     "sendMessage": methods_send.send_message,
     "copyMessage": methods_send.copy_message,
+    "copyMessages": methods_album.copy_messages,
     "sendPhoto": methods_send.send_photo,
     "editMessageText": methods_edit.edit_message_text,
     "editMessageCaption": methods_edit.edit_message_caption,
@@ -38,7 +39,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
 }
 # Telegram matches method names case-insensitively.
 _BY_LOWER = {name.lower(): (name, handler) for name, handler in _HANDLERS.items()}
-PRODUCING = frozenset({"sendMessage", "copyMessage", "sendPhoto", "editMessageText",
+PRODUCING = frozenset({"sendMessage", "copyMessage", "copyMessages", "sendPhoto", "editMessageText",
                        "editMessageCaption", "editMessageReplyMarkup"})
 
 

@@ -47,8 +47,8 @@ class RateLimits:
         # Most counted calls (messages and edits) accepted in any 1 s window, free lane.
         self.busiest_second_all = 0
 
-    def take(self, cfg: Mapping, chat_id: int, paid: bool, edit: bool, now: float) -> None:
-        """Reserve a slot for one message or raise a 429 ApiError saying why not."""
+    def take(self, cfg: Mapping, chat_id: int, paid: bool, edit: bool, now: float, parts: int = 1) -> None:
+        """Reserve a slot for one message (an album: `parts` bot-wide slots, one chat slot) or raise a 429."""
         per_chat = cfg["per_chat_limits"] and (cfg["per_chat_edits"] or not edit)
         if now < self.hold_until[paid]:
             self.early_calls += 1
@@ -57,12 +57,15 @@ class RateLimits:
             if wait > 0:
                 raise too_many_requests(wait, "per_chat")
         window = self.paid_window if paid else self.bot_window
-        wait = window.wait(now, cfg["paid_rate"] if paid else cfg["global_rate"])
+        limit = cfg["paid_rate"] if paid else cfg["global_rate"]
+        # Every part of an album counts bot-wide: all of them must fit, or none is taken.
+        wait = window.wait(now, max(limit - parts + 1, 1) if limit else limit)
         if wait > 0:
             error = too_many_requests(wait, "paid" if paid else "global")
             self.hold_until[paid] = max(self.hold_until[paid], now + error.parameters["retry_after"])
             raise error
-        window.add(now)
+        for _ in range(parts):
+            window.add(now)
         if not paid:
             self.busiest_second_all = max(self.busiest_second_all, len(window.events))
         if per_chat:

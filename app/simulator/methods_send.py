@@ -47,7 +47,7 @@ def copy_message(state: SimState, params: dict) -> Produce:
         if source is None and state.cfg["strict_copy"]:
             raise bad_request("message to copy not found")
         state.take_rate(chat_id, paid, False, now)
-        fields = _copied_fields(source, caption, markup)
+        fields = copied_fields(source, caption, markup)
         msg = state.new_message(chat_id, **fields)
         state.record(now, "copyMessage", msg, ("copy", from_chat_id, source_id),
                      text=msg.text, caption=msg.caption, from_chat_id=from_chat_id,
@@ -64,7 +64,7 @@ def send_options(params: dict) -> dict:
             "protect_content": get_bool(params, "protect_content")}
 
 
-def _copied_fields(source, caption, markup) -> dict:
+def copied_fields(source, caption, markup) -> dict:
     """Return the content of a copy: the source's, with caption/markup overrides."""
     fields = {"reply_markup": markup}
     if source is not None:

@@ -68,6 +68,7 @@ class SimState:
         self.webhook: dict | None = None
         self.deliveries: list[dict] = []
         self.callback_answers: list[dict] = []
+        self.albums = 0  # copyMessages calls delivered: each album's parts share its number
         self.stats = Stats()
         self.limits = RateLimits()
         self.revoked = False
@@ -157,9 +158,9 @@ class SimState:
         # Later bot messages must get higher ids than anything already in the chat.
         self.next_ids[chat_id] = max(self.next_ids.get(chat_id, 1), message_id + 1)
 
-    def take_rate(self, chat_id: int, paid: bool, edit: bool, now: float) -> None:
-        """Reserve a flood-limit slot or raise 429 (lock held)."""
-        self.limits.take(self.cfg, chat_id, paid, edit, now)
+    def take_rate(self, chat_id: int, paid: bool, edit: bool, now: float, parts: int = 1) -> None:
+        """Reserve a flood-limit slot (`parts` bot-wide for an album) or raise 429 (lock held)."""
+        self.limits.take(self.cfg, chat_id, paid, edit, now, parts)
 
     def record(self, now: float, method: str, msg: Msg, content_key: Hashable | None,
                **fields: Any) -> dict:

@@ -84,8 +84,8 @@ def message_update(user_id: int, text: str | None = None, first_name: str = "Use
                    language_code: str | None = "fa", chat_id: int | None = None,
                    photo: str | bool | None = None, caption: str | None = None,
                    message_id: int | None = None, update_id: int | None = None,
-                   date: int | None = None) -> dict:
-    """Build an Update carrying a user's message (text, or photo with caption)."""
+                   date: int | None = None, media_group_id: str | None = None) -> dict:
+    """Build an Update carrying a user's message (text, or photo with caption; a part of an album)."""
     sender = user(user_id, first_name, last_name, username, language_code)
     message = {
         "message_id": message_id if message_id is not None else next(_message_ids),
@@ -98,6 +98,8 @@ def message_update(user_id: int, text: str | None = None, first_name: str = "Use
         message["photo"] = photo_sizes(file_id)
         if caption is not None:
             message["caption"] = caption
+        if media_group_id is not None:
+            message["media_group_id"] = str(media_group_id)
     if text is not None:
         message["text"] = text
         entities = command_entities(text)

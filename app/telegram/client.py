@@ -108,7 +108,7 @@ class TelegramClient(BotMethods):
         last_error: TelegramError | None = None
         while True:
             if not (slot_taken and attempt == 0):
-                self._pace(method, paced_chat, deadline, broadcast, priority)
+                self._pace(method, paced_chat, deadline, broadcast, priority, slots_for(method, payload))
             elif self.pace_recipients and not chat_taken:
                 self._take_chat(method, paced_chat, deadline, broadcast)
             if last_error is not None and may_retry is not None and not may_retry():
@@ -159,8 +159,12 @@ class TelegramClient(BotMethods):
         self.typical_call_seconds = seconds if typical is None else typical + 0.2 * (seconds - typical)
 
     def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
-              priority: str | None) -> None:
-        """Wait for the chat's slot, the broadcast's own rate and a bot-wide slot; raise RetryAfter if none in time."""
+              priority: str | None, slots: int = 1) -> None:
+        """Wait for the chat's slot, the broadcast's own rate and bot-wide slots; raise RetryAfter if none in time.
+
+        ``slots``: how many messages the call puts in front of the user (an
+        album's parts); each takes a rate slot and a bot-wide slot, the chat one.
+        """
         lane = self.broadcast_budget if broadcast else self.budget if is_counted_method(method) else None
         if priority == LOW:
             # A low-priority call asks the busy budget first: a chat slot taken
@@ -171,11 +175,12 @@ class TelegramClient(BotMethods):
         # The chat goes first: a bot-wide slot taken and then spent waiting on
         # a busy chat would be lost to every other call.
         self._take_chat(method, chat, deadline, broadcast)
-        if broadcast and self.rate_limiter is not None:
-            if not self.rate_limiter.acquire(deadline):
-                raise RetryAfter(method, self.rate_limiter.next_slot_in(),
-                                 "rate limit: no slot before deadline", error_code=None)
-        self._take_budget(method, lane, deadline, priority)
+        for _ in range(slots):
+            if broadcast and self.rate_limiter is not None:
+                if not self.rate_limiter.acquire(deadline):
+                    raise RetryAfter(method, self.rate_limiter.next_slot_in(),
+                                     "rate limit: no slot before deadline", error_code=None)
+            self._take_budget(method, lane, deadline, priority)
 
     def pace_chat(self, chat: Any, deadline: float | None, not_before: float | None = None) -> None:
         """Book a broadcast recipient's chat slot, not before ``not_before``, and sleep until it; RetryAfter if none."""
@@ -220,6 +225,13 @@ class TelegramClient(BotMethods):
     def _ms_since(self, started: float) -> float:
         """Return milliseconds elapsed on the client's clock."""
         return (self.clock() - started) * 1000.0
+
+
+def slots_for(method: str, payload: dict[str, Any]) -> int:
+    """Return how many messages a call puts in front of the user: one per copied id, else one."""
+    if method == "copyMessages":
+        return max(len(payload.get("message_ids") or ()), 1)
+    return 1
 
 
 def _payload(params: dict[str, Any] | None) -> dict[str, Any]:

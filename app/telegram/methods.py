@@ -50,6 +50,17 @@ class BotMethods:
             params["allow_paid_broadcast"] = True
         return self.call("copyMessage", {**params, **extra}, **options)
 
+    def copy_messages(self, chat_id: int | str, from_chat_id: int | str, message_ids: list[int],
+                      **kw: Any) -> list[dict]:
+        """Copy messages (an album stays one album) in ascending id order; return their MessageIds.
+
+        Takes no reply_markup and no allow_paid_broadcast (Telegram offers neither);
+        each id takes one slot of the bot-wide budget.
+        """
+        extra, options = _split(kw)
+        params = {"chat_id": chat_id, "from_chat_id": from_chat_id, "message_ids": sorted(message_ids)}
+        return self.call("copyMessages", {**params, **extra}, **options)
+
     def edit_message_text(self, chat_id: int | str, message_id: int, text: str, *,
                           parse_mode: str | None = None, reply_markup: Any = None,
                           **kw: Any) -> Any:

@@ -76,6 +76,11 @@ class Outbox:
                 "reply_markup": reply_markup}
         return self._queue_send("copy_message", args, key, None)
 
+    def copy_album(self, chat_id: Any, from_chat_id: Any, message_ids: list[int]) -> Future:
+        """Queue a copy of several messages (an album) in one call; resolves to their MessageIds, or None."""
+        args = {"chat_id": chat_id, "from_chat_id": from_chat_id, "message_ids": sorted(message_ids)}
+        return self._queue_send("copy_messages", args, None, None)
+
     def edit(self, chat_id: Any, message_id: int, text: str, *, parse_mode: str | None = None,
              reply_markup: Any = None, priority: str | None = None) -> Future:
         """Queue an edit, replacing any pending edit of the same message.

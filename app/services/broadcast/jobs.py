@@ -1,6 +1,7 @@
 """Broadcast jobs as admins see them: create, queue, cancel, pause, resume, purge."""
 from __future__ import annotations
 
+import json
 import logging
 from datetime import timedelta
 
@@ -9,7 +10,7 @@ from sqlalchemy import select
 from app.clock import utcnow
 from app.extensions import db
 from app.models.audience import Audience
-from app.models.broadcast import AUDIENCES, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
+from app.models.broadcast import AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import db_utcnow
@@ -18,6 +19,7 @@ from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
 TEXT_LIMIT = 4096
+ALBUM_MAX_PARTS = 100  # copyMessages copies at most 100 messages per call
 
 
 class EmptyAudience(ValueError):
@@ -47,6 +49,8 @@ def _content_fields(content: dict) -> dict:
                     "source_message_id": int(content["message_id"])}
         except (KeyError, TypeError, ValueError):
             raise ValueError("copy content needs integer from_chat_id and message_id") from None
+    if kind == CONTENT_ALBUM:
+        return _album_fields(content)
     if kind == CONTENT_TEXT:
         text = (content.get("text") or "").strip()
         if not text:
@@ -54,7 +58,25 @@ def _content_fields(content: dict) -> dict:
         if len(text) > TEXT_LIMIT:
             raise ValueError(f"text is {len(text)} characters; at most {TEXT_LIMIT}")
         return {"content_type": CONTENT_TEXT, "text": text, "parse_mode": content.get("parse_mode") or "HTML"}
-    raise ValueError("content type must be 'copy' or 'text'")
+    raise ValueError("content type must be 'copy', 'album' or 'text'")
+
+
+def _album_fields(content: dict) -> dict:
+    """Validate an album (1-100 distinct message ids of one chat) and return job columns, ids ascending."""
+    try:
+        from_chat_id = int(content["from_chat_id"])
+        ids = sorted({int(i) for i in content["message_ids"]})
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("album content needs an integer from_chat_id and a list of integer message_ids") from None
+    if not 1 <= len(ids) <= ALBUM_MAX_PARTS or ids[0] < 1:
+        raise ValueError(f"an album needs 1 to {ALBUM_MAX_PARTS} positive message ids")
+    return {"content_type": CONTENT_ALBUM, "from_chat_id": from_chat_id, "source_message_id": ids[0],
+            "source_message_ids": json.dumps(ids)}
+
+
+def album_ids(job: BroadcastJob) -> list[int]:
+    """Return an album job's message ids, ascending."""
+    return json.loads(job.source_message_ids or "[]")
 
 
 def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
@@ -68,14 +90,18 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
     settings = settings or load_settings()
-    paid = bool(settings["broadcast_paid_enabled"])
+    fields = _content_fields(content)
+    if fields["content_type"] == CONTENT_ALBUM and button_text:
+        raise ValueError("an album carries no button (Telegram allows none)")
+    # copyMessages has no allow_paid_broadcast: an album always goes at the free rate.
+    paid = bool(settings["broadcast_paid_enabled"]) and fields["content_type"] != CONTENT_ALBUM
     now = utcnow()
     job = BroadcastJob(
         status=DRAFT, **audience.columns(), silent=bool(silent), protect=bool(protect), created_by=created_by,
         button_text=button_text, button_url=button_url,
         batch_size=settings["broadcast_batch_size"], paid=paid,
         paid_limit=settings["broadcast_paid_max_messages"] if paid else None,
-        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **_content_fields(content),
+        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **fields,
     )
     db.session.add(job)
     db.session.flush()

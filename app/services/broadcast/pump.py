@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import CONTENT_COPY, RUNNING, BroadcastJob
+from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
 from app.services.broadcast import jobs as jobs_service
@@ -71,6 +71,9 @@ class PumpResult:
 
 def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
     """Return the Bot API method and parameters that deliver the job's content."""
+    if job.content_type == CONTENT_ALBUM:
+        # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid).
+        return "copyMessages", {"from_chat_id": job.from_chat_id, "message_ids": jobs_service.album_ids(job)}
     params: dict = {}
     if job.button_text and job.button_url:
         params["reply_markup"] = {"inline_keyboard": [[{"text": job.button_text, "url": job.button_url}]]}
@@ -105,6 +108,8 @@ class Pump:
         self.renewed_at = self.started
         self.recorder: Recorder | None = None
         self.slots: list[tuple[float, float]] = []
+        # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
+        self.cost = self.span = 1
         self.outbox_worker = False
 
     def now(self) -> datetime:
@@ -221,10 +226,23 @@ class Pump:
                 budget = self.client.broadcast_budget
                 if not budget.clear_at(at, booked_at, late_ok=True):
                     return HELD_BACK  # a 429 recorded after we booked covers this slot: not sent
-                if budget.is_late(at) and (at := budget.acquire_slot(self.deadline)) is None:
-                    # This thread woke too late (sends bunched together could break
-                    # the cap) and no fresh slot of its own came in time.
-                    return HELD_BACK
+                if budget.is_late(at):
+                    # This thread woke too late: sends bunched together could break
+                    # the cap, so it takes a fresh slot (an album: a fresh span) of
+                    # its own or, with none in time, holds back.
+                    if self.cost == 1:
+                        if budget.acquire_slot(self.deadline) is None:
+                            return HELD_BACK
+                    else:
+                        booked_at = self.clock()
+                        span = budget.acquire_many(self.span, self.deadline, max_wait=SLOT_HORIZON)
+                        if not span:
+                            return HELD_BACK
+                        at = span[self.cost - 1]
+                        if (delay := at - self.clock()) > 0:
+                            self.sleep(delay)
+                        if not budget.clear_at(at, booked_at, late_ok=True):
+                            return HELD_BACK
             self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline, retry_unknown=False,
                              broadcast=True, slot_taken=True, chat_taken=chat_taken, may_retry=self.may_retry)
             return classify(None)
@@ -249,21 +267,31 @@ class Pump:
         if limiter is None:
             taken = want
         else:
-            # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
-            while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
-                left = self.deadline - self.clock()
-                if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
-                    self.stop = self.stop or Stop.BUDGET
-                    return 0
-                self.keep_lease()
-                if self.stop:
+            # An album's send needs one slot per part: the first send waits for all of them.
+            for _ in range(self.cost):
+                if not self._wait_rate_slot(limiter):
                     return 0
             taken = 1
             # "Due now", with a millisecond's grace: the limiter reads the clock
             # again after us, so a bare clock() would make every due slot look late.
-            while taken < want and limiter.acquire(self.clock() + DUE_GRACE_SECONDS):
+            # (A send whose parts are only partly due leaves those slots unused: a small loss of rate.)
+            while taken < want and all(limiter.acquire(self.clock() + DUE_GRACE_SECONDS)
+                                       for _ in range(self.cost)):
                 taken += 1
         return self._book_shared(taken)
+
+    def _wait_rate_slot(self, limiter) -> bool:
+        """Wait for one slot of this pump's own rate, keeping the lease; False when the budget ends first."""
+        # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
+        while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
+            left = self.deadline - self.clock()
+            if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
+                self.stop = self.stop or Stop.BUDGET
+                return False
+            self.keep_lease()
+            if self.stop:
+                return False
+        return True
 
     def _book_shared(self, n: int) -> int:
         """Book n bot-wide slots (waiting, lease kept, while others hold the timeline); return how many."""
@@ -272,10 +300,16 @@ class Pump:
             return n
         while True:
             booked_at = self.clock()
-            slots = budget.acquire_many(n, self.deadline, max_wait=SLOT_HORIZON)
-            if slots:
-                self.slots = [(at, booked_at) for at in slots]
-                return len(slots)
+            slots = budget.acquire_many(n * self.span, self.deadline, max_wait=SLOT_HORIZON)
+            # A send goes at the middle slot of its span: an album's k parts all
+            # arrive at once, so it books k - 1 empty slots on each side of its k
+            # (2k - 1 in all). Whichever way a 1 s window cuts the span, it
+            # holds at least as many slots as the album puts parts in it, so
+            # arrivals stay within cap + 1 even with replies between albums.
+            sends = slots[self.cost - 1::self.span]
+            if sends:
+                self.slots = [(at, booked_at) for at in sends]
+                return len(sends)
             left = self.deadline - self.clock()
             wait_s = budget.next_slot_in()
             if left <= DUE_GRACE_SECONDS or wait_s >= left:
@@ -298,6 +332,8 @@ class Pump:
         """Dispatch pending items with a sliding window until done, stopped or out of budget."""
         job = db.session.get(BroadcastJob, self.job_id)
         method, params = message_params(job, job.paid)
+        self.cost = len(params.get("message_ids") or ()) or 1
+        self.span = 2 * self.cost - 1  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
         db.session.commit()

@@ -1,0 +1,47 @@
+"""Albums in the broadcast wizard: gather the parts, answer once per album, skip the button step.
+
+Telegram sends an album as one update per part, sharing a media_group_id,
+within about a second, in any order and possibly to different processes.
+Every part is stored (app.services.albums) whatever the step. The first part
+handled answers for the whole album: on the message step it moves the wizard
+straight to the audience step (albums carry no button) and says so; on any
+other step it says once that the album was not used. The other parts stay
+silent. The album is complete when the admin picks an audience: the preview
+copies every part gathered by then and fixes their ids in the draft, so the
+broadcast sends exactly what the preview showed.
+"""
+from __future__ import annotations
+
+from app.bot import broadcast_wizard as wizard
+from app.bot import keyboards
+from app.bot.callback_data import new_token
+from app.bot.context import BotContext
+from app.services import admins, albums
+from app.services.broadcast import jobs
+
+MAX_GROUP_ID = 64  # album_parts.media_group_id is VARCHAR(64)
+
+
+def is_album_part(ctx: BotContext) -> bool:
+    """Tell whether the update's message is one part of an album."""
+    group = ctx.update.message.media_group_id if ctx.update.message is not None else None
+    # Telegram's ids are short digit strings; a forged one of another shape is handled as a plain message.
+    return isinstance(group, str) and 0 < len(group) <= MAX_GROUP_ID
+
+
+def on_part(ctx: BotContext, state: tuple[str, dict] | None) -> None:
+    """Store one part of an admin's album; the first part handled answers for the album."""
+    message = ctx.update.message
+    if not albums.add_part(ctx.user_id, message.media_group_id, message.message_id, message.chat.id):
+        return  # another part of this album already answered
+    step, draft = state or (None, {})
+    if step != wizard.STEP_MESSAGE:
+        ctx.reply("wiz_album_not_now")
+        return
+    content = {"type": "album", "from_chat_id": message.chat.id, "media_group_id": message.media_group_id}
+    draft_id = draft.get(wizard.DRAFT_ID) or new_token()
+    draft = {wizard.DRAFT_ID: draft_id, "content": content, "button_text": None, "button_url": None}
+    admins.set_state(ctx.user_id, wizard.STEP_AUDIENCE, draft)
+    ctx.send(ctx.text("wiz_album_taken") + "\n\n" + ctx.text("wiz_choose_audience"),
+             keyboards.audience(ctx.lang, jobs.audience_counts(), draft_id))
+

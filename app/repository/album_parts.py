@@ -1,0 +1,46 @@
+"""Album parts rows: insert-if-absent per part, read a group's ids, prune old groups."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select
+
+from app.extensions import db
+from app.models.album_part import ANSWERED_MARKER, AlbumPart
+
+
+def insert_ignore(admin_id: int, media_group_id: str, message_id: int, chat_id: int, now: datetime) -> bool:
+    """Insert one row unless it exists; True when this call inserted it.
+
+    Safe under two concurrent callers: the primary key refuses the second row,
+    and INSERT IGNORE / OR IGNORE turns that refusal into "0 rows". On MySQL
+    the second insert of the same key waits for the first transaction, then
+    sees its row (ignored) or, if it rolled back, inserts its own; SQLite runs
+    writers one at a time.
+    """
+    stmt = (
+        insert(AlbumPart)
+        .values(admin_id=admin_id, media_group_id=media_group_id, message_id=message_id, chat_id=chat_id,
+                created_at=now)
+        .prefix_with("IGNORE", dialect="mysql")
+        .prefix_with("IGNORE", dialect="mariadb")
+        .prefix_with("OR IGNORE", dialect="sqlite")
+    )
+    return db.session.execute(stmt).rowcount == 1
+
+
+def part_ids(admin_id: int, media_group_id: str) -> list[int]:
+    """Return the album's gathered message ids, ascending (the marker row excluded)."""
+    stmt = (
+        select(AlbumPart.message_id)
+        .where(AlbumPart.admin_id == admin_id, AlbumPart.media_group_id == media_group_id,
+               AlbumPart.message_id != ANSWERED_MARKER)
+        .order_by(AlbumPart.message_id)
+    )
+    return list(db.session.execute(stmt).scalars())
+
+
+def delete_older_than(admin_id: int, cutoff: datetime) -> int:
+    """Delete an admin's rows created before cutoff; return how many."""
+    stmt = delete(AlbumPart).where(AlbumPart.admin_id == admin_id, AlbumPart.created_at < cutoff)
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
