@@ -16,7 +16,7 @@ from app.bot import drafts, keyboards
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.services import admins
-from app.services.broadcast import jobs, runner
+from app.services.broadcast import greeting, jobs, runner
 
 log = logging.getLogger(__name__)
 STEP_MESSAGE, STEP_BUTTON = "wiz:message", "wiz:button"
@@ -54,6 +54,9 @@ def take_message(ctx: BotContext, draft: dict) -> None:
     except drafts.DraftError as exc:
         ctx.reply(exc.key, **exc.values)
         return
+    content, note = drafts.personalise(ctx.update.message, content)
+    if note:
+        ctx.reply(note)
     admins.set_state(ctx.user_id, STEP_BUTTON, {DRAFT_ID: draft[DRAFT_ID], "content": content})
     ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft[DRAFT_ID]))
 
@@ -125,10 +128,15 @@ def without_preview(draft: dict) -> dict:
 
 
 def send_preview(ctx: BotContext, draft: dict, audience: str, count: int, preview_id: str) -> None:
-    """Copy the message to the admin exactly as users will get it, then the confirm question."""
+    """Show the admin the message as users will get it (a copy, or the greeting with their own name), then ask."""
     content = draft["content"]
-    ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
-                    reply_markup=keyboards.url_button(draft.get("button_text"), draft.get("button_url")))
+    markup = keyboards.url_button(draft.get("button_text"), draft.get("button_url"))
+    if content["type"] == "text":  # a personal greeting: rendered with the admin's own name
+        first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
+        ctx.outbox.send(ctx.chat_id, greeting.render(content["text"], first_name, ctx.lang), parse_mode="HTML",
+                        reply_markup=markup)
+    else:
+        ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup)
     paid = ""
     if ctx.settings["broadcast_paid_enabled"]:
         paid = ctx.text("wiz_paid_line", stars=f"{count * STAR_PER_MESSAGE:.1f}",

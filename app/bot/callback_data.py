@@ -12,6 +12,7 @@ import secrets
 from typing import NamedTuple
 
 from app.models.broadcast import AUDIENCES
+from app.services.broadcast.send_time import PRESETS
 from app.settings_schema import DEFS
 
 MAX_BYTES = 64  # Telegram's own limit on callback_data
@@ -30,6 +31,10 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "w.no_button": ("no_button", None, True),
     "w.confirm": ("confirm", None, True),
     "w.abort": ("abort", None, True),
+    "w.sched": ("schedule", None, True),
+    "w.at": ("at", "preset", True),
+    "w.retime": ("retime", "id", False),
+    "w.send_now": ("send_now", "id", False),
     "s.edit": ("edit_setting", "setting", False),
 }
 PREFIX_OF = {action: prefix for prefix, (action, _, _) in SPEC.items()}
@@ -60,6 +65,7 @@ _ARGS = {
     "id": _parse_id,
     "audience": lambda raw: raw if raw in AUDIENCES else None,
     "setting": lambda raw: raw if raw in DEFS else None,
+    "preset": lambda raw: raw if raw in PRESETS else None,
 }
 
 

@@ -7,7 +7,15 @@ from collections.abc import Callable
 from telegram import Update
 from telegram.constants import ChatType
 
-from app.bot import admin_menu, admin_settings, broadcast_controls, broadcast_wizard, membership, start
+from app.bot import (
+    admin_menu,
+    admin_settings,
+    broadcast_controls,
+    broadcast_wizard,
+    membership,
+    schedule_wizard,
+    start,
+)
 from app.bot.callback_data import parse
 from app.bot.context import BotContext
 from app.services import admins
@@ -23,6 +31,7 @@ COMMANDS: dict[str, Handler] = {
     "broadcast": broadcast_wizard.on_broadcast,
     "settings": admin_settings.on_settings,
     "cancel": admin_menu.on_cancel,
+    "scheduled": schedule_wizard.on_list,
 }
 # Reply-keyboard buttons, recognised in every language.
 MENU_BUTTONS: dict[str, Handler] = {
@@ -36,6 +45,8 @@ DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     "aud": broadcast_wizard.on_audience,
     "confirm": broadcast_wizard.on_confirm,
     "abort": broadcast_wizard.on_abort,
+    "schedule": schedule_wizard.on_schedule,
+    "at": schedule_wizard.on_preset,
 }
 CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "continue": broadcast_controls.on_continue,
@@ -43,11 +54,14 @@ CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "pause": broadcast_controls.on_pause,
     "resume": broadcast_controls.on_resume,
     "edit_setting": admin_settings.on_edit,
+    "retime": schedule_wizard.on_retime,
+    "send_now": schedule_wizard.on_send_now,
 }
 # An admin's free-form message goes to the conversation their state names.
 STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {
     "wiz": broadcast_wizard.on_input,
     "settings": admin_settings.on_input,
+    "sched": schedule_wizard.on_input,
 }
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
@@ -11,7 +11,9 @@ from app.extensions import db
 from app.models.broadcast import AUDIENCES, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
+from app.services.broadcast.send_time import check_future
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -50,12 +52,18 @@ def _content_fields(content: dict) -> dict:
 
 def create_job(*, audience: str, created_by: int | None, content: dict, button_text: str | None = None,
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
-               lang: str = "fa") -> BroadcastJob:
-    """Create, populate and queue a job (running at once when no other job sends)."""
+               lang: str = "fa", send_at: datetime | None = None) -> BroadcastJob:
+    """Create, populate and queue a job (running at once when no other job sends), or schedule it.
+
+    send_at (naive UTC) must lie ahead on the database's clock; the job then
+    waits as 'scheduled' until cron releases it.
+    """
     if audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
+    if send_at is not None:
+        send_at = check_future(send_at, db_utcnow())
     settings = settings or load_settings()
     paid = bool(settings["broadcast_paid_enabled"])
     now = utcnow()
@@ -72,11 +80,15 @@ def create_job(*, audience: str, created_by: int | None, content: dict, button_t
         db.session.rollback()
         raise EmptyAudience(f"audience {audience!r} has no users")
     jobs_repo.set_total(job.id, total)
-    jobs_repo.queue_draft(job.id)
+    if send_at is not None:
+        schedule_repo.schedule_draft(job.id, send_at)
+    else:
+        jobs_repo.queue_draft(job.id)
     db.session.commit()
     start_next_if_idle()
     db.session.refresh(job)
-    log.info("broadcast job %s created: audience=%s total=%s status=%s", job.id, audience, total, job.status)
+    log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
+             job.status, job.send_at)
     return job
 
 
