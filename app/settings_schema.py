@@ -54,6 +54,8 @@ DEFS: dict[str, SettingDef] = {
         SettingDef("broadcast_paid_rate_per_second", float, 900.0, 1, 1000, "Rate when paid broadcasts are on"),
         SettingDef("broadcast_paid_concurrency", int, 64, 1, 128, "Sends in flight at once for paid broadcasts"),
         SettingDef("broadcast_paid_max_messages", int, 10_000, 1, 10_000_000, "Per-job cap on paid messages"),
+        SettingDef("schedule_grace_minutes", int, 60, 1, 10_080,
+                   "A scheduled broadcast later than this (site down) is not sent on its own: admins are asked"),
         SettingDef("processed_updates_keep_days", int, 7, 1, 365, "Days to remember handled update ids"),
     )
 }

@@ -141,6 +141,72 @@ TEXTS: dict[str, dict[str, str]] = {
         "fa": "⏳ ارسال #{id} در صف است و پس از پایان ارسال جاری شروع می‌شود.",
         "en": "⏳ Broadcast #{id} is queued and starts when the current one ends.",
     },
+    # --- scheduling (app/bot/schedule_wizard.py) ---
+    "btn_schedule": {"fa": "⏰ زمان‌بندی", "en": "⏰ Schedule"},
+    "sched_ask": {
+        "fa": "⏰ چه زمانی ارسال شود؟ (به وقت تهران)\nیکی از دکمه‌ها را بزنید یا تاریخ و ساعت را بفرستید، "
+              "شمسی یا میلادی، با رقم فارسی یا لاتین:\n۱۴۰۵/۱۰/۰۳ ۲۱:۰۰\n2026-12-24 21:00\n"
+              "یا فقط ساعت (امروز): ۲۱:۳۰\nاکنون: {now}\nبرای انصراف /cancel را بزنید.",
+        "en": "⏰ When should it be sent? (Tehran time)\nTap a button or send a date and time, Solar Hijri or "
+              "Gregorian, in Persian or Latin digits:\n1405/10/03 21:00\n2026-12-24 21:00\n"
+              "or just a time (today): 21:30\nNow: {now}\nSend /cancel to stop.",
+    },
+    "btn_preset_hour": {"fa": "یک ساعت دیگر", "en": "In one hour"},
+    "btn_preset_tonight": {"fa": "امشب ساعت ۲۱:۰۰", "en": "Tonight 21:00"},
+    "btn_preset_tomorrow": {"fa": "فردا ساعت ۰۹:۰۰", "en": "Tomorrow 09:00"},
+    "sched_err_format": {
+        "fa": "❌ تاریخ و ساعت را نشناختم. نمونه: ۱۴۰۵/۱۰/۰۳ ۲۱:۰۰ یا 2026-12-24 21:00 (به وقت تهران)",
+        "en": "❌ I could not read that date and time. Example: 1405/10/03 21:00 or 2026-12-24 21:00 (Tehran time)",
+    },
+    "sched_err_time": {"fa": "❌ ساعت نامعتبر است؛ ساعت ۰ تا ۲۳ و دقیقه ۰ تا ۵۹ باشد.",
+                       "en": "❌ Invalid time: hours are 0–23 and minutes 0–59."},
+    "sched_err_date": {"fa": "❌ تاریخ {year}/{month}/{day} وجود ندارد.",
+                       "en": "❌ The date {year}/{month}/{day} does not exist."},
+    "sched_err_past": {"fa": "❌ زمان {when} گذشته است (اکنون: {now})؛ زمانی در آینده بفرستید.",
+                       "en": "❌ {when} has already passed (now: {now}); send a time in the future."},
+    "sched_err_far": {"fa": "❌ زمان {when} بیش از یک سال دیگر است؛ سال را بررسی کنید.",
+                      "en": "❌ {when} is more than a year ahead; check the year."},
+    "sched_err_iso": {"fa": "❌ زمان باید به شکل ISO 8601 باشد، مانند 2026-12-24T21:00+03:30",
+                      "en": "expected an ISO 8601 time such as 2026-12-24T21:00+03:30 (no offset: Tehran time)"},
+    "sched_done": {
+        "fa": "⏰ ارسال همگانی #{id} برای {when} زمان‌بندی شد.\nمخاطبان: {audience} — {count} نفر\n"
+              "تا پیش از شروع می‌توانید زمانش را تغییر دهید یا آن را لغو کنید.",
+        "en": "⏰ Broadcast #{id} is scheduled for {when}.\nAudience: {audience} — {count} users\n"
+              "Until it starts you can change its time or cancel it.",
+    },
+    "sched_retimed": {"fa": "🕒 زمان ارسال #{id} به {when} تغییر کرد.",
+                      "en": "🕒 Broadcast #{id} now goes out at {when}."},
+    "btn_retime": {"fa": "🕒 تغییر زمان", "en": "🕒 Change time"},
+    "sched_gone": {"fa": "این ارسال دیگر در انتظار زمانش نیست (شروع یا لغو شده است).",
+                   "en": "This broadcast no longer waits for its time (it started or was cancelled)."},
+    "sched_missed_ask": {
+        "fa": "⚠️ ارسال زمان‌بندی‌شده‌ی #{id} در زمان خودش ({when}) انجام نشد؛ احتمالاً سایت در دسترس نبود.\n"
+              "هنوز برای کسی ارسال نشده است. مخاطبان: {audience} — {count} نفر\nهمین حالا ارسال شود یا لغو شود؟",
+        "en": "⚠️ Scheduled broadcast #{id} did not go out at its time ({when}); the site was probably down.\n"
+              "Nobody has received it yet. Audience: {audience} — {count} users\nSend it now, or cancel it?",
+    },
+    "btn_send_now": {"fa": "🚀 همین حالا ارسال شود", "en": "🚀 Send now"},
+    "sched_item": {
+        "fa": "⏰ ارسال #{id} — {when}\nمخاطبان: {audience} — {count} نفر{missed}",
+        "en": "⏰ Broadcast #{id} — {when}\nAudience: {audience} — {count} users{missed}",
+    },
+    "sched_item_missed": {"fa": "\n⚠️ زمانش گذشته و منتظر تصمیم شماست.",
+                          "en": "\n⚠️ Its time was missed; it waits for your decision."},
+    "sched_none": {"fa": "هیچ ارسال زمان‌بندی‌شده‌ای در انتظار نیست.", "en": "No broadcast is scheduled."},
+    # --- personal greeting (app/services/broadcast/greeting.py) ---
+    "greeting_fallback": {"fa": "کاربر", "en": "there"},
+    "wiz_personal": {
+        "fa": "👤 به جای {first_name} نام کوچک هر گیرنده نوشته می‌شود؛ اگر نامی نداشته باشد «کاربر» "
+              "(برای کاربران انگلیسی‌زبان «there»).",
+        "en": "👤 {first_name} becomes each recipient's first name; when they have none, “کاربر” "
+              "(“there” for English-speaking users).",
+    },
+    "wiz_cannot_personalise": {
+        "fa": "⚠️ پیام‌های کپی‌شده (عکس، ویدیو، فایل و …) شخصی‌سازی نمی‌شوند: {first_name} همان‌طور که نوشته‌اید "
+              "ارسال می‌شود. برای نام گیرنده، پیام را به صورت متن ساده بفرستید.",
+        "en": "⚠️ Copied messages (photo, video, file …) cannot be personalised: {first_name} is sent as typed. "
+              "Send a plain text message to greet each recipient by name.",
+    },
     # --- progress ---
     "progress": {
         "fa": "📢 ارسال همگانی #{id} — {status}\n{bar} {percent}٪\n✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n"
@@ -176,6 +242,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "status_completed": {"fa": "تمام شد", "en": "completed"},
     "status_cancelled": {"fa": "لغو شد", "en": "cancelled"},
     "status_draft": {"fa": "پیش‌نویس", "en": "draft"},
+    "status_scheduled": {"fa": "زمان‌بندی‌شده", "en": "scheduled"},
     "reason_unauthorized": {"fa": "توکن ربات پذیرفته نشد (401)", "en": "the bot token was refused (401)"},
     "reason_breaker": {"fa": "{n} خطای پیاپی: {error}", "en": "{n} errors in a row: {error}"},
     "reason_paid_cap": {"fa": "سقف پیام‌های پولی ({cap}) پر شد", "en": "the paid message cap ({cap}) was reached"},
@@ -232,6 +299,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_paused": {"fa": "متوقف شد", "en": "paused"},
     "act_resumed": {"fa": "ازسرگرفته شد", "en": "resumed"},
     "act_cancelled": {"fa": "لغو شد", "en": "cancelled"},
+    "act_scheduled": {"fa": "زمان‌بندی شد", "en": "scheduled"},
+    "sched_not_paid": {"fa": "ارسال پولی زمان‌بندی نمی‌شود: موجودی ستاره باید هنگام ارسال تأیید شود.",
+                       "en": "A paid broadcast cannot be scheduled: its Star balance is confirmed when it is sent."},
     "act_setting_changed": {"fa": "تنظیم تغییر کرد", "en": "setting changed"},
     # --- bot handlers (webhook) ---
     "cancelled": {"fa": "✅ لغو شد.", "en": "✅ Cancelled."},

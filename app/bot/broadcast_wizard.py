@@ -27,7 +27,7 @@ from app.bot.wizard_state import (  # noqa: F401  (re-exported)
 from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins, albums, audit
-from app.services.broadcast import jobs, runner
+from app.services.broadcast import greeting, jobs, runner
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,9 @@ def take_message(ctx: BotContext, draft: dict) -> None:
     except drafts.DraftError as exc:
         ctx.reply(exc.key, **exc.values)
         return
+    content, note = drafts.personalise(ctx.update.message, content)
+    if note:
+        ctx.reply(note)
     admins.set_state(ctx.user_id, STEP_BUTTON, {DRAFT_ID: draft[DRAFT_ID], "content": content})
     ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft[DRAFT_ID]))
 
@@ -126,13 +129,17 @@ def without_preview(draft: dict) -> dict:
 
 
 def send_preview(ctx: BotContext, draft: dict) -> None:
-    """Copy the message to the admin exactly as users will get it (the pre-send screen follows it)."""
+    """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name)."""
     content = draft["content"]
+    markup = keyboards.url_button(draft.get("button_text"), draft.get("button_url"))
     if content.get("type") == CONTENT_ALBUM:
         ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+    elif content["type"] == "text":  # a personal greeting: rendered with the admin's own name
+        first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
+        ctx.outbox.send(ctx.chat_id, greeting.render(content["text"], first_name, ctx.lang), parse_mode="HTML",
+                        reply_markup=markup)
     else:
-        ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"],
-                        reply_markup=keyboards.url_button(draft.get("button_text"), draft.get("button_url")))
+        ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup)
 
 
 def audience_keyboard(ctx: BotContext, draft: dict) -> dict:

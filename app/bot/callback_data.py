@@ -12,6 +12,7 @@ import secrets
 from typing import NamedTuple
 
 from app.models.broadcast import AUDIENCES
+from app.services.broadcast.send_time import PRESETS
 from app.settings_schema import DEFS
 
 MAX_BYTES = 64  # Telegram's own limit on callback_data
@@ -31,6 +32,10 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "w.confirm": ("confirm", None, True),
     "w.abort": ("abort", None, True),
     "w.opt": ("toggle", "option", True),
+    "w.sched": ("schedule", None, True),
+    "w.at": ("at", "preset", True),
+    "w.retime": ("retime", "id", False),
+    "w.send_now": ("send_now", "id", False),
     "s.edit": ("edit_setting", "setting", False),
     "j.list": ("job_list", None, False),
     "j.view": ("job_view", "id", False),
@@ -66,6 +71,7 @@ _ARGS = {
     "audience": lambda raw: raw if raw in AUDIENCES else None,
     "setting": lambda raw: raw if raw in DEFS else None,
     "option": lambda raw: raw if raw in TOGGLES else None,
+    "preset": lambda raw: raw if raw in PRESETS else None,
 }
 
 

@@ -5,6 +5,8 @@ from urllib.parse import urlsplit
 
 from telegram import Message
 
+from app.services.broadcast.greeting import has_greeting
+
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
 BUTTON_TEXT_LIMIT = 64
@@ -41,6 +43,19 @@ def copy_draft(message: Message) -> dict:
     else:
         raise DraftError("wiz_unsupported")
     return {"type": "copy", "from_chat_id": message.chat.id, "message_id": message.message_id}
+
+
+def personalise(message: Message, content: dict) -> tuple[dict, str | None]:
+    """Turn a text with {first_name} into a text broadcast (its HTML); return it and a note key for the admin.
+
+    A copy cannot differ per recipient, so a caption asking for the name only
+    gets a warning; any other message stays a copy.
+    """
+    if has_greeting(message.text):
+        return {"type": "text", "text": message.text_html, "parse_mode": "HTML"}, "wiz_personal"
+    if has_greeting(message.caption):
+        return content, "wiz_cannot_personalise"
+    return content, None
 
 
 def parse_url_button(text: str | None) -> tuple[str, str]:

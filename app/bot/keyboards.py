@@ -6,6 +6,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton,
 from app.bot.callback_data import build
 from app.models.audience import AUDIENCES, MEMBER_AUDIENCES
 from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL
+from app.services.broadcast.send_time import PRESETS
 from app.settings_schema import DEFS, format_value
 from app.texts import t
 
@@ -33,9 +34,21 @@ def audience(lang: str, counts: dict[str, int], draft_id: str, members: bool = T
 
 
 def confirm(lang: str, preview_id: str) -> dict:
-    """Return the preview's confirm / abort buttons, bound to this one preview."""
-    return _inline([[(t("btn_confirm", lang), build("confirm", token=preview_id)),
+    """Return the preview's schedule button above confirm / abort (the last row), bound to this one preview."""
+    return _inline([[(t("btn_schedule", lang), build("schedule", token=preview_id))],
+                    [(t("btn_confirm", lang), build("confirm", token=preview_id)),
                      (t("btn_abort", lang), build("abort", token=preview_id))]])
+
+
+def schedule_presets(lang: str, token: str) -> dict:
+    """Return the schedule step's presets (in one hour, tonight 21:00, tomorrow 09:00), bound to the step."""
+    return _inline([[(t(f"btn_preset_{name}", lang), build("at", name, token))] for name in PRESETS])
+
+
+def scheduled_job(lang: str, job_id: int) -> dict:
+    """Return a scheduled job's buttons: change its time, or cancel it."""
+    return _inline([[(t("btn_retime", lang), build("retime", job_id))],
+                    [(t("btn_cancel_job", lang), build("cancel_job", job_id))]])
 
 
 def url_button(text: str | None, url: str | None) -> dict | None:

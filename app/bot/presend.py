@@ -104,7 +104,7 @@ def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = 
 
     def with_balance() -> None:
         line, enough = paid_lines(ctx, n)
-        markup = screen_keyboard(ctx.lang, draft, preview_id, confirm=enough)
+        markup = screen_keyboard(ctx.lang, draft, preview_id, confirm=enough, schedule=False)
         _put(ctx, body + line + (ctx.text("wiz_ask_send") if enough else ""), markup, edit_message_id)
 
     ctx.after_commit(with_balance)
@@ -149,8 +149,8 @@ def options_text(ctx: BotContext, draft: dict) -> str:
     return ctx.text("list_sep").join(chosen) or ctx.text("opt_none")
 
 
-def screen_keyboard(lang: str, draft: dict, preview_id: str, confirm: bool = True) -> dict:
-    """Return the toggles (a ✅ marks what is on) above the confirm/abort row, all bound to the preview."""
+def screen_keyboard(lang: str, draft: dict, preview_id: str, confirm: bool = True, schedule: bool = True) -> dict:
+    """Return the toggles (✅ marks what is on) above the confirm/abort and schedule rows, bound to the preview."""
     audience = audience_of(draft)
     on = {SILENT: bool(draft.get(SILENT)), PROTECT: bool(draft.get(PROTECT)),
           **{lang_: lang_ in audience.langs for lang_ in ("fa", "en", "other")},
@@ -158,10 +158,12 @@ def screen_keyboard(lang: str, draft: dict, preview_id: str, confirm: bool = Tru
     rows = [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
               "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in TOGGLE_ROWS]
     last = keyboards.confirm(lang, preview_id)["inline_keyboard"]
-    if not confirm:
-        # Refused (the balance cannot cover it): only abort stays.
-        last = [[b for b in row if not b.get("callback_data", "").startswith("w.confirm")] for row in last]
-    return {"inline_keyboard": rows + last}
+    dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
+    if dropped:
+        # Refused (the balance cannot cover it): only abort stays. Paid: no
+        # scheduling, since its second confirmation checks the balance now.
+        last = [[b for b in row if not b.get("callback_data", "").startswith(dropped)] for row in last]
+    return {"inline_keyboard": rows + [row for row in last if row]}
 
 
 def star_balance(ctx: BotContext) -> float | None:

@@ -16,6 +16,7 @@ from app.bot import (
     history,
     membership,
     presend,
+    schedule_wizard,
     start,
 )
 from app.bot.callback_data import parse
@@ -35,6 +36,7 @@ COMMANDS: dict[str, Handler] = {
     "cancel": admin_menu.on_cancel,
     "stats": history.on_stats,
     "jobs": history.on_jobs,
+    "scheduled": schedule_wizard.on_list,
 }
 # Reply-keyboard buttons, recognised in every language.
 MENU_BUTTONS: dict[str, Handler] = {
@@ -50,6 +52,8 @@ DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     "confirm": broadcast_wizard.on_confirm,
     "abort": broadcast_wizard.on_abort,
     "toggle": presend.on_toggle,
+    "schedule": schedule_wizard.on_schedule,
+    "at": schedule_wizard.on_preset,
 }
 CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "continue": broadcast_controls.on_continue,
@@ -59,11 +63,14 @@ CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "edit_setting": admin_settings.on_edit,
     "job_list": history.on_job_list,
     "job_view": history.on_job_view,
+    "retime": schedule_wizard.on_retime,
+    "send_now": schedule_wizard.on_send_now,
 }
 # An admin's free-form message goes to the conversation their state names.
 STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {
     "wiz": broadcast_wizard.on_input,
     "settings": admin_settings.on_input,
+    "sched": schedule_wizard.on_input,
 }
 
 

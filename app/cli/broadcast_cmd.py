@@ -1,4 +1,4 @@
-"""`flask broadcast create | list | status | cancel | pause | resume | purge` (pump: pump_cmd)."""
+"""`flask broadcast create | list | status | cancel | pause | resume | reschedule | send-now | purge`."""
 from __future__ import annotations
 
 import click
@@ -10,8 +10,10 @@ from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience
+from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast import jobs
+from app.services.broadcast import jobs, schedule
+from app.services.broadcast.send_time import SendTimeError, parse_iso
 from app.services.broadcast.status import job_status
 from app.services.settings import load_settings
 
@@ -23,7 +25,10 @@ TELEGRAM_ID = click.IntRange(min=-MAX_ID, max=MAX_ID)
 DAYS = click.IntRange(min=1, max=MAX_DAYS)
 # NOT_SENT: what a cancelled job left unsent (its PENDING is 0: nothing more will go out).
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
-                 "not_sent", "created_at")
+                 "not_sent", "created_at", "send_at")
+
+AT_HELP = ("Schedule it: an ISO 8601 time such as 2026-12-24T21:00+03:30; without an offset it is Tehran "
+           "time. Cron starts it when due.")
 
 broadcast_group = AppGroup("broadcast", help="Create, watch, drive and clean up broadcast jobs.")
 broadcast_group.add_command(pump_command)
@@ -35,6 +40,14 @@ def _existing_job(job_id: int):
     if job is None:
         raise CommandError(f"no broadcast job {job_id}")
     return job
+
+
+def _send_at(raw: str):
+    """Parse --at into naive UTC, ahead of the database's clock, or exit 2 saying why."""
+    try:
+        return parse_iso(raw, db_utcnow())
+    except SendTimeError as exc:
+        raise click.BadParameter(exc.text("en").lstrip("❌ "), param_hint="--at") from None
 
 
 def _content(text, copy_from, message_id, message_ids) -> dict:
@@ -71,7 +84,8 @@ def _album_ids(value: str) -> list[int]:
 
 @broadcast_group.command("create")
 @click.option("--audience", type=click.Choice(AUDIENCES), required=True, help="Who receives it.")
-@click.option("--text", help="Message text (Telegram HTML, at most 4096 characters).")
+@click.option("--text", help="Message text (Telegram HTML, at most 4096 characters); {first_name} greets each "
+                             "recipient by name (HTML-escaped; 'کاربر'/'there' when empty).")
 @click.option("--copy-from", type=TELEGRAM_ID, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
 @click.option("--message-id", type=JOB_ID, metavar="ID", help="... with this message id.")
 @click.option("--message-ids", metavar="ID,ID,...",
@@ -85,9 +99,10 @@ def _album_ids(value: str) -> list[int]:
 @click.option("--joined-days", type=DAYS, metavar="N", help="Only users who started the bot in the last N days.")
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
+@click.option("--at", "at", metavar="TIME", help=AT_HELP)
 def create(audience, text, copy_from, message_id, message_ids, button_text, button_url, created_by, langs,
-           active_days, joined_days, silent, protect) -> None:
-    """Create and queue a broadcast; print the new job's id alone."""
+           active_days, joined_days, silent, protect, at) -> None:
+    """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id, message_ids)
     problem = button_problem(button_text, button_url)
     if problem:
@@ -95,15 +110,18 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience, tuple(langs), active_days, joined_days)
+    send_at = _send_at(at) if at is not None else None
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = jobs.create_job(audience=target, created_by=created_by, content=content,
                               button_text=button_text, button_url=button_url and button_url.strip(),
                               settings=load_settings(), lang="en", silent=silent, protect=protect,
-                              actor=audit.ACTOR_CLI)
+                              actor=audit.ACTOR_CLI, send_at=send_at)
     except jobs.EmptyAudience:
         suffix = " after its filters" if target.filtered else ""
         raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
+    except SendTimeError as exc:
+        raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
     click.echo(job.id)
@@ -160,6 +178,22 @@ def pause(job_id: int, reason: str) -> None:
 def resume(job_id: int) -> None:
     """Resume a paused job (it runs now, or queues behind the running one)."""
     _transition(job_id, "resumed", lambda i: jobs.resume_job(i, actor=audit.ACTOR_CLI))
+
+
+@broadcast_group.command("reschedule")
+@click.argument("job_id", type=JOB_ID, metavar="ID")
+@click.option("--at", "at", metavar="TIME", required=True, help=AT_HELP)
+def reschedule(job_id: int, at: str) -> None:
+    """Give a scheduled job a new send time (until it starts)."""
+    send_at = _send_at(at)
+    _transition(job_id, "rescheduled", lambda i: schedule.reschedule(i, send_at))
+
+
+@broadcast_group.command("send-now")
+@click.argument("job_id", type=JOB_ID, metavar="ID")
+def send_now(job_id: int) -> None:
+    """Queue a scheduled job at once (the answer to a missed schedule); cron or a pump sends it."""
+    _transition(job_id, "queued", schedule.send_now)
 
 
 @broadcast_group.command("purge")

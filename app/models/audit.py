@@ -11,6 +11,7 @@ from app.models.base import MYSQL_TABLE_ARGS, BigId
 ACTOR_CLI, ACTOR_CRON, ACTOR_SYSTEM = "cli", "cron", "system"
 # Actions recorded today; retried, unsent, edited, exported and scheduled come with their features.
 CREATED, CONFIRMED, PAUSED, RESUMED, CANCELLED = "created", "confirmed", "paused", "resumed", "cancelled"
+SCHEDULED = "scheduled"
 SETTING_CHANGED = "setting_changed"
 
 

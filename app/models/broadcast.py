@@ -2,13 +2,21 @@
 
 Job states (each transition is one guarded UPDATE in app.repository.broadcast_jobs):
   draft   -> queued     create_job: items populated in the same transaction
+  draft   -> scheduled  create_job with a send time (send_at, UTC): items populated as for queued,
+                        so the audience is the one at scheduling time
+  scheduled -> scheduled  reschedule: a new send_at, clearing missed_at (until it starts)
+  scheduled -> queued   release_due: cron, once send_at has come and is at most
+                        schedule_grace_minutes old; or send_now, by an admin (a missed job)
+  scheduled -> scheduled (missed_at set)  mark_missed: cron found send_at more than
+                        schedule_grace_minutes old (the site was down); the admins are asked
+                        once (send now / cancel) and the job waits for their answer
   queued  -> running    promote: takes the single active slot (one sending job bot-wide)
   queued|running -> paused   pause: by an admin, the circuit breaker, a refused
                              token (401) or the paid-message cap; frees the slot
   paused  -> running    resume, when the active slot is free
   paused  -> queued     resume while another job holds the slot
   running -> completed  complete_if_done: no item pending or in flight
-  draft|queued|running|paused -> cancelled   cancel, by an admin
+  draft|scheduled|queued|running|paused -> cancelled   cancel, by an admin
 Terminal states (completed, cancelled) never change again.
 
 Item states (app.repository.broadcast_items):
@@ -42,6 +50,7 @@ from app.models.audience import AUDIENCES  # noqa: F401  (re-exported: callers i
 from app.models.base import MYSQL_TABLE_ARGS, BigId, PreciseDateTime
 
 DRAFT, QUEUED, RUNNING, PAUSED = "draft", "queued", "running", "paused"
+SCHEDULED = "scheduled"
 COMPLETED, CANCELLED = "completed", "cancelled"
 TERMINAL = (COMPLETED, CANCELLED)
 ACTIVE = (QUEUED, RUNNING, PAUSED)
@@ -86,6 +95,9 @@ class BroadcastJob(db.Model):
     pause_reason: Mapped[str | None] = mapped_column(String(255))
     # 1 while running, else NULL: the unique index lets only one job send bot-wide.
     active_slot: Mapped[int | None] = mapped_column(Integer, unique=True)
+    # When a scheduled job is due (UTC); missed_at: when cron found it missed and asked the admins.
+    send_at: Mapped[datetime | None] = mapped_column(DateTime)
+    missed_at: Mapped[datetime | None] = mapped_column(DateTime)
     paid: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # Send options: disable_notification and protect_content on every delivery.
     silent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

@@ -83,6 +83,15 @@ def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]
     return [(r[0], r[1]) for r in rows]
 
 
+def next_pending_named(job_id: int, after_id: int, limit: int) -> list[tuple[int, int, str | None, str | None]]:
+    """Like next_pending, with each recipient's first name and language (personal greetings); one join."""
+    rows = db.session.execute(
+        select(I.id, I.user_id, User.first_name, User.language_code).outerjoin(User, User.id == I.user_id)
+        .where(I.job_id == job_id, I.status == PENDING, I.id > after_id).order_by(I.id).limit(limit)
+    )
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
 def mark_sending(ids: list[int]) -> int:
     """pending -> sending for items about to be dispatched."""
     if not ids:

@@ -24,6 +24,7 @@ from app.models.broadcast import (
     PENDING,
     QUEUED,
     RUNNING,
+    SCHEDULED,
     SENDING,
     BroadcastJob,
     BroadcastJobItem,
@@ -135,8 +136,8 @@ def pause(job_id: int, reason: str) -> bool:
 
 
 def cancel(job_id: int, now: datetime) -> bool:
-    """draft|queued|running|paused -> cancelled; in-flight sends still record."""
-    return _update(J.id == job_id, J.status.in_(("draft",) + ACTIVE), status=CANCELLED,
+    """draft|scheduled|queued|running|paused -> cancelled; in-flight sends still record."""
+    return _update(J.id == job_id, J.status.in_(("draft", SCHEDULED) + ACTIVE), status=CANCELLED,
                    active_slot=None, finished_at=now) == 1
 
 

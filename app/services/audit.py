@@ -11,12 +11,13 @@ from app.models.audit import (
     CREATED,
     PAUSED,
     RESUMED,
+    SCHEDULED,
     SETTING_CHANGED,
 )
 from app.repository import audit_log
 
 __all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "PAUSED", "RESUMED",
-           "SETTING_CHANGED", "admin_actor", "entries", "record"]
+           "SCHEDULED", "SETTING_CHANGED", "admin_actor", "entries", "record"]
 DETAIL_LIMIT = 2000
 
 

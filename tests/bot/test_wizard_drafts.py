@@ -130,6 +130,7 @@ def test_double_tap_on_confirm_creates_one_job(client, simulator, audience):
 def test_forged_draft_ids_are_refused(client, simulator, audience):
     _source, preview = to_preview(client, simulator, "hello")
     [confirm] = [data for data in buttons(preview) if data.startswith("w.confirm:")]
+    assert any(data.startswith("w.sched:") for data in buttons(preview)), "the schedule button is offered"
     prefix, _sep, token = confirm.rpartition(":")
     for data in (prefix, f"{prefix}:{token[::-1]}", f"{prefix}:{token}x", f"{prefix}:AAAAAAAA"):
         tap(client, simulator, data, message_id=preview["message_id"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
@@ -13,8 +13,10 @@ from app.models.audience import Audience
 from app.models.broadcast import AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.broadcast.send_time import check_future
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -82,13 +84,19 @@ def album_ids(job: BroadcastJob) -> list[int]:
 def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
-               action: str = audit.CREATED) -> BroadcastJob:
-    """Create, populate and queue a job (running at once when no other job sends); audited as actor's action."""
+               action: str = audit.CREATED, send_at: datetime | None = None) -> BroadcastJob:
+    """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
+
+    send_at (naive UTC) must lie ahead on the database's clock; the job then
+    waits as 'scheduled' until cron releases it.
+    """
     if not isinstance(audience, Audience) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
     audience = Audience.of(audience)
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
+    if send_at is not None:
+        send_at = check_future(send_at, db_utcnow())
     settings = settings or load_settings()
     fields = _content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and button_text:
@@ -111,12 +119,17 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
         suffix = " after its filters" if audience.filtered else ""
         raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
     jobs_repo.set_total(job.id, total)
-    jobs_repo.queue_draft(job.id)
-    audit.record(actor, action, job.id, f"audience={audience} total={total}")
+    if send_at is not None:
+        schedule_repo.schedule_draft(job.id, send_at)
+    else:
+        jobs_repo.queue_draft(job.id)
+    audit.record(actor, audit.SCHEDULED if send_at is not None else action, job.id,
+                 f"audience={audience} total={total}" + (f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}" if send_at else ""))
     db.session.commit()
     start_next_if_idle()
     db.session.refresh(job)
-    log.info("broadcast job %s created: audience=%s total=%s status=%s", job.id, audience, total, job.status)
+    log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
+             job.status, job.send_at)
     return job
 
 

@@ -17,6 +17,7 @@ from app.extensions import db
 from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
+from app.services.broadcast import greeting, schedule
 from app.services.broadcast import jobs as jobs_service
 from app.services.broadcast.outcomes import HELD_BACK, classify
 from app.services.broadcast.recorder import Recorder
@@ -24,6 +25,7 @@ from app.services.broadcast.status import job_status
 from app.services.broadcast.stops import JOB_ENDED, Stop
 from app.services.settings import load_settings
 from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
+from app.texts import lang_of
 
 log = logging.getLogger(__name__)
 # With a wide window (paid broadcasts), wait a moment after a completion so
@@ -48,6 +50,10 @@ PROGRESS_FLUSH_SECONDS = 0.25
 # previous cron call's tail), polling every LEASE_MISS_POLL_SECONDS.
 LEASE_MISS_WAIT_SECONDS = 6.0
 LEASE_MISS_POLL_SECONDS = 0.25
+# A scheduled job due within pump_all's budget is waited for (polling at least
+# this often), unless less than the margin would be left to send it.
+SCHEDULE_POLL_SECONDS = 0.05
+SCHEDULE_MARGIN_SECONDS = 1.0
 # After the lease is released: the summary or a pause alert still gets this
 # long (a reply needs at least the outbox's 0.5 s to start).
 FINAL_FLUSH_SECONDS = 1.0
@@ -324,6 +330,13 @@ class Pump:
         limiter = self.client.rate_limiter
         return limiter.next_slot_in() if limiter is not None else 0.0
 
+    def personal_params(self, params: dict, user_id: int) -> dict:
+        """Return the send's parameters with this recipient's greeting (unchanged for other jobs)."""
+        if not self.recorder.personal:
+            return params
+        first_name, code = self.recorder.names.pop(user_id, (None, None))
+        return {**params, "text": greeting.render(params["text"], first_name, lang_of(code))}
+
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""
         return self.stop is None and self.clock() < self.deadline and recorder.may_have_more
@@ -368,7 +381,8 @@ class Pump:
                 # Each item goes at its own bot-wide slot (none when this process paces alone).
                 slots = self.slots[:len(batch)] if len(self.slots) >= len(batch) else [None] * len(batch)
                 for (item_id, user_id), slot in zip(batch, slots, strict=True):
-                    in_flight[pool.submit(self.send, method, params, user_id, slot)] = (item_id, user_id)
+                    item_params = self.personal_params(params, user_id)
+                    in_flight[pool.submit(self.send, method, item_params, user_id, slot)] = (item_id, user_id)
                 more = self.can_dispatch(recorder)
                 if not in_flight and not more:
                     if self.stop is None:
@@ -443,6 +457,15 @@ def _result(p: Pump, acquired: bool, stop: Stop, processed: int) -> PumpResult:
     return PumpResult(p.job_id, acquired, stop, processed, round(p.clock() - p.started, 3), status)
 
 
+def _wait_for_schedule(settings: dict, deadline: float, clock, sleep) -> bool:
+    """Sleep until a scheduled job falls due within this budget (so it starts on time); False if none does."""
+    wait_s = schedule.seconds_until_due(settings)
+    if wait_s is None or clock() + wait_s >= deadline - SCHEDULE_MARGIN_SECONDS:
+        return False
+    sleep(max(wait_s, SCHEDULE_POLL_SECONDS))
+    return True
+
+
 def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
              clock=time.monotonic, sleep=time.sleep) -> list[PumpResult]:
     """Drain the running job, then queued ones, within one budget (what cron calls)."""
@@ -452,10 +475,14 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
     results: list[PumpResult] = []
     seen: set[int] = set()
     jobs_service.expire_stopped_orphans()
+    schedule.ask_about_missed(settings, client=client)
     while deadline - clock() > 0.5:
+        schedule.start_due(settings)
         jobs_service.start_next_if_idle()
         job_id = jobs_repo.running_job_id()
         db.session.commit()
+        if job_id is None and _wait_for_schedule(settings, deadline, clock, sleep):
+            continue
         if job_id is None or job_id in seen:
             break
         seen.add(job_id)

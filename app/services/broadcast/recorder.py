@@ -21,12 +21,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import ITEM_FAILED, PENDING, SENT, SKIPPED, UNKNOWN, BroadcastJob
+from app.models.broadcast import CONTENT_TEXT, ITEM_FAILED, PENDING, SENT, SKIPPED, UNKNOWN, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.services import audit
 from app.services.broadcast import alerts
 from app.services.broadcast import outcomes as oc
+from app.services.broadcast.greeting import has_greeting
 from app.services.broadcast.progress import refresh_progress
 from app.services.broadcast.stops import Stop
 from app.telegram.client import LOW
@@ -65,6 +66,9 @@ class Recorder:
         self.paid_limit = job.paid_limit if job.paid else None
         self.charged = job.sent_count + job.unknown_count
         self.queue: deque[tuple[int, int]] = deque()
+        # A personal greeting needs each claimed recipient's (first name, language code).
+        self.personal = job.content_type == CONTENT_TEXT and has_greeting(job.text)
+        self.names: dict[int, tuple[str | None, str | None]] = {}
         self.last_id, self.exhausted = 0, False
         self.streak, self.streak_failed, self.last_error = 0, [], ""
         self.since_progress = 0
@@ -269,12 +273,20 @@ class Recorder:
     def _fill(self, need: int) -> None:
         """Read the next pending items (in id order) until the queue holds `need` or none are left."""
         while len(self.queue) < need and not self.exhausted:
-            rows = items.next_pending(self.job_id, self.last_id, self.batch_size)
+            rows = self._next_pending()
             if rows:
                 self.last_id = rows[-1][0]
                 self.queue.extend(rows)
             if len(rows) < self.batch_size:
                 self.exhausted = True
+
+    def _next_pending(self) -> list[tuple[int, int]]:
+        """Read the next batch of pending (item id, user id), remembering names for a personal greeting."""
+        if not self.personal:
+            return items.next_pending(self.job_id, self.last_id, self.batch_size)
+        rows = items.next_pending_named(self.job_id, self.last_id, self.batch_size)
+        self.names.update({user_id: (first_name, code) for _, user_id, first_name, code in rows})
+        return [(item_id, user_id) for item_id, user_id, _, _ in rows]
 
     def _take(self, want: int) -> list[tuple[int, int]]:
         """Pop up to `want` claimed items."""

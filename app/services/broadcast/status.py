@@ -9,6 +9,7 @@ from datetime import datetime
 
 from app.clock import utcnow
 from app.models.broadcast import CANCELLED, BroadcastJob
+from app.services.broadcast.send_time import tehran_iso
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -44,4 +45,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
         "silent": bool(job.silent), "protect": bool(job.protect),
         "created_at": _iso(job.created_at), "started_at": _iso(job.started_at),
         "finished_at": _iso(job.finished_at),
+        # A scheduled job's time, in UTC and as Tehran wall time; missed: the admins were asked.
+        "send_at": _iso(job.send_at), "send_at_tehran": tehran_iso(job.send_at),
+        "schedule_missed": job.missed_at is not None,
     }

@@ -1,0 +1,177 @@
+"""Scheduling end to end over HTTP: the simulator POSTs updates to the served webhook, cron calls the pump."""
+import threading
+import time
+from datetime import timedelta, timezone
+
+import jdatetime
+import pytest
+import requests
+from sqlalchemy import update
+from werkzeug.serving import make_server
+
+from app.extensions import db
+from app.models import BroadcastJob
+from app.repository.db_clock import db_utcnow
+from app.services import telegram_factory
+from app.services.broadcast import jobs
+from app.services.broadcast.send_time import describe, to_persian_digits, to_tehran
+from app.services.settings import load_settings
+from app.texts import t
+from tests.bot.wizard import all_jobs, buttons, offered
+from tests.conftest import ADMIN_ID, PUMP_TOKEN, WEBHOOK_SECRET
+from tests.factories import create_users
+
+ALLOWED = ["message", "callback_query", "my_chat_member", "chat_member"]
+USERS = [9101, 9102, 9103]
+
+
+@pytest.fixture
+def served(app, simulator):
+    """Serve the app on loopback and point the simulator's webhook at it; yield the base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    telegram_factory.get_client(load_settings()).set_webhook(base + "/telegram/webhook", WEBHOOK_SECRET, ALLOWED)
+    yield base
+    server.shutdown()
+    thread.join(5)
+
+
+def post(sim, kind, **kwargs):
+    """Have the simulator build an update and POST it to the webhook, as Telegram does."""
+    result = sim.send_update(kind=kind, **kwargs)
+    assert result["status"] == 200, result["body"]
+    assert result["body"]["outcome"] == "handled"
+
+
+def press(sim, action, user_id=ADMIN_ID):
+    """Press the newest button for action the bot offered user_id."""
+    keyboard = offered(sim, action, user_id)
+    [data] = [d for d in buttons(keyboard) if d == action or d.startswith(action + ":")]
+    post(sim, "callback_query", user_id=user_id, data=data, message_chat_id=user_id,
+         message_id=keyboard["message_id"])
+
+
+def cron(base, seconds=3):
+    """Call the pump endpoint as cron/pump.sh does; return its JSON."""
+    response = requests.post(base + "/internal/pump", data={"seconds": seconds},
+                             headers={"Authorization": f"Bearer {PUMP_TOKEN}"}, timeout=seconds + 30)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def user_deliveries(sim):
+    return [d for d in sim.deliveries() if d["chat_id"] in USERS]
+
+
+def db_now():
+    value = db_utcnow()
+    db.session.commit()
+    return value
+
+
+def test_a_job_scheduled_20_s_ahead_sends_nothing_before_its_time_and_everything_after(served, simulator):
+    sim = simulator
+    create_users(USERS)
+    post(sim, "message", user_id=ADMIN_ID, text="/start", first_name="مدیر")
+    post(sim, "message", user_id=ADMIN_ID, text="📢 پیامرسانی همگانی")
+    post(sim, "message", user_id=ADMIN_ID, text="🎁 جشنواره از امشب")
+    press(sim, "w.no_button")
+    press(sim, "w.aud:all")
+    press(sim, "w.sched")
+    ask = sim.deliveries("sendMessage", ADMIN_ID)[-1]
+    assert ask["text"].startswith(t("sched_ask", now="{now}").split("{now}")[0])
+    assert [b.split(":")[1] for b in buttons(ask)] == ["hour", "tonight", "tomorrow"]
+
+    # Typed the way an Iranian admin would: Solar Hijri, Persian digits, Tehran time.
+    local = to_tehran(db_now() + timedelta(seconds=20))
+    jalali = jdatetime.date.fromgregorian(date=local.date()).strftime("%Y/%m/%d")
+    post(sim, "message", user_id=ADMIN_ID, text=to_persian_digits(f"{jalali} {local:%H:%M:%S}"))
+    [job] = all_jobs()
+    send_at = job.send_at
+    assert (job.status, job.total_count) == ("scheduled", 4)
+    assert send_at == local.astimezone(timezone.utc).replace(tzinfo=None, microsecond=0)
+    done = sim.deliveries("sendMessage", ADMIN_ID)[-1]
+    assert done["text"] == t("sched_done", id=job.id, when=describe(send_at, "fa"), audience=t("aud_name_all"),
+                             count=4)
+    assert buttons(done) == [f"w.retime:{job.id}", f"w.cancel_job:{job.id}"]
+    due = send_at.replace(tzinfo=timezone.utc).timestamp()
+
+    calls_before = 0
+    while time.time() < due - 4:  # cron ticks well before the time: nothing goes out
+        cron(served, seconds=1)
+        calls_before += 1
+        assert user_deliveries(sim) == []
+        time.sleep(0.5)
+    assert calls_before >= 3
+    assert all_jobs()[0].status == "scheduled"
+    deadline = time.time() + 40
+    while all_jobs()[0].status != "completed" and time.time() < deadline:
+        cron(served, seconds=10)
+    [job] = all_jobs()
+    assert (job.status, job.sent_count) == ("completed", 4)
+    sent = user_deliveries(sim)
+    assert sorted(d["chat_id"] for d in sent) == USERS
+    assert all(d["text"] == "🎁 جشنواره از امشب" for d in sent)
+    assert min(d["t"] for d in sent) >= due, "a recipient got it before its time"
+    assert min(d["t"] for d in sent) < due + 15, "the cron pump started it late"
+
+
+def age_into_missed(job_id):
+    """Move the job's time two hours back, as if the site had been down since before it."""
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id)
+                       .values(send_at=db_now() - timedelta(hours=2)))
+    db.session.commit()
+
+
+def scheduled_job():
+    create_users(USERS)
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
+                          send_at=db_now() + timedelta(hours=1), progress_chat_id=ADMIN_ID)
+    age_into_missed(job.id)
+    return job.id
+
+
+def test_a_missed_schedule_asks_instead_of_sending_then_send_now(served, simulator):
+    sim = simulator
+    post(sim, "message", user_id=ADMIN_ID, text="/start", first_name="مدیر")
+    job_id = scheduled_job()
+    # Two cron processes at once, then a third later: one question, nothing sent.
+    threads = [threading.Thread(target=cron, args=(served, 2)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    cron(served, 2)
+    questions = [d for d in sim.deliveries("sendMessage", ADMIN_ID) if buttons(d)[:1] == [f"w.send_now:{job_id}"]]
+    assert len(questions) == 1
+    assert questions[0]["text"].startswith(f"⚠️ ارسال زمان‌بندی‌شده‌ی #{job_id}")
+    assert buttons(questions[0]) == [f"w.send_now:{job_id}", f"w.cancel_job:{job_id}"]
+    assert user_deliveries(sim) == []
+    [job] = all_jobs()
+    assert (job.status, job.missed_at is not None, job.sent_count) == ("scheduled", True, 0)
+
+    press(sim, "w.send_now")
+    press(sim, "w.send_now")  # a second tap (or a second admin) changes nothing
+    deadline = time.time() + 30
+    while all_jobs()[0].status != "completed" and time.time() < deadline:
+        cron(served, 5)
+    [job] = all_jobs()
+    assert (job.status, job.sent_count) == ("completed", 4)
+    assert sorted(d["chat_id"] for d in user_deliveries(sim)) == USERS
+    answers = [a["text"] for a in sim.callback_answers()]
+    assert answers == [t("cb_working"), t("sched_gone")]
+
+
+def test_a_missed_schedule_can_be_cancelled_from_the_question(served, simulator):
+    sim = simulator
+    post(sim, "message", user_id=ADMIN_ID, text="/start", first_name="مدیر")
+    job_id = scheduled_job()
+    cron(served, 1)
+    press(sim, "w.cancel_job")
+    assert all_jobs()[0].status == "cancelled"
+    cron(served, 1)
+    assert user_deliveries(sim) == []
+    assert [a["text"] for a in sim.callback_answers()] == [t("cb_cancelled")]
+    assert len([d for d in sim.deliveries("sendMessage", ADMIN_ID) if f"#{job_id}" in d["text"]]) == 1
