@@ -4,45 +4,22 @@ import time
 from datetime import timedelta, timezone
 
 import jdatetime
-import pytest
 import requests
 from sqlalchemy import update
-from werkzeug.serving import make_server
 
 from app.extensions import db
 from app.models import BroadcastJob
 from app.repository.db_clock import db_utcnow
-from app.services import telegram_factory
 from app.services.broadcast import jobs
 from app.services.broadcast.send_time import describe, to_persian_digits, to_tehran
-from app.services.settings import load_settings
 from app.texts import t
-from tests.bot.wizard import all_jobs, buttons, offered
-from tests.conftest import ADMIN_ID, PUMP_TOKEN, WEBHOOK_SECRET
+from tests.bot.wizard import all_jobs, buttons, offered, post
+from tests.conftest import ADMIN_ID, PUMP_TOKEN
 from tests.factories import create_users
 
-ALLOWED = ["message", "callback_query", "my_chat_member", "chat_member"]
 USERS = [9101, 9102, 9103]
 
 
-@pytest.fixture
-def served(app, simulator):
-    """Serve the app on loopback and point the simulator's webhook at it; yield the base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_port}"
-    telegram_factory.get_client(load_settings()).set_webhook(base + "/telegram/webhook", WEBHOOK_SECRET, ALLOWED)
-    yield base
-    server.shutdown()
-    thread.join(5)
-
-
-def post(sim, kind, **kwargs):
-    """Have the simulator build an update and POST it to the webhook, as Telegram does."""
-    result = sim.send_update(kind=kind, **kwargs)
-    assert result["status"] == 200, result["body"]
-    assert result["body"]["outcome"] == "handled"
 
 
 def press(sim, action, user_id=ADMIN_ID):

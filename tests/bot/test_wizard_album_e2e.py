@@ -7,8 +7,7 @@ import pytest
 from app.extensions import db
 from app.models import AlbumPart
 from app.texts import t
-from tests.bot.test_wizard_e2e import post, served  # noqa: F401  (served is a fixture)
-from tests.bot.wizard import all_jobs, buttons, offered, screen
+from tests.bot.wizard import all_jobs, buttons, offered, post, screen
 from tests.conftest import ADMIN_ID
 from tests.factories import admin_state, create_users
 

@@ -1,42 +1,17 @@
 """The wizard end to end over real HTTP: the simulator POSTs updates to a served webhook, real pacing on."""
-import threading
 import time
 
 import pytest
-from werkzeug.serving import make_server
 
-from app.services import telegram_factory
-from app.services.settings import load_settings
 from app.texts import t
-from tests.bot.wizard import all_jobs, buttons, offered, screen
-from tests.conftest import ADMIN_ID, WEBHOOK_SECRET
+from tests.bot.wizard import all_jobs, buttons, offered, post, screen
+from tests.conftest import ADMIN_ID
 from tests.factories import create_users, get_user
 
-ALLOWED = ["message", "callback_query", "my_chat_member", "chat_member"]
 
-
-@pytest.fixture
-def served(app, simulator):
-    """Serve the app on loopback and point the simulator's webhook at it."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.server_port}/telegram/webhook"
-    telegram_factory.get_client(load_settings()).set_webhook(url, WEBHOOK_SECRET, ALLOWED)
-    yield simulator
-    server.shutdown()
-    thread.join(5)
-
-
-def post(sim, kind, **kwargs):
-    """Have the simulator build an update and POST it to the webhook, as Telegram does."""
-    result = sim.send_update(kind=kind, **kwargs)
-    assert result["status"] == 200, result["body"]
-    assert result["body"]["outcome"] == "handled"
-
-
-def test_wizard_over_http_with_real_pacing(served):
-    sim = served
+@pytest.mark.usefixtures("served")
+def test_wizard_over_http_with_real_pacing(simulator):
+    sim = simulator
     create_users([9001, 9002, 9003])
     started = time.monotonic()
     post(sim, "message", user_id=ADMIN_ID, text="/start", first_name="مدیر")

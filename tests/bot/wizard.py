@@ -79,3 +79,10 @@ def screen(count: int, audience: str = "all", lang: str = "fa", *, duration: str
     text = t("wiz_preview", lang, audience=t(f"aud_name_{audience}", lang), filters=filters, count=count,
              duration=duration, queue=queue, options=options if options is not None else t("opt_none", lang))
     return text + paid + (t("wiz_ask_send", lang) if ask else "")
+
+
+def post(sim, kind, **kwargs) -> None:
+    """Have the simulator build an update and POST it to the served webhook, as Telegram does."""
+    result = sim.send_update(kind=kind, **kwargs)
+    assert result["status"] == 200, result["body"]
+    assert result["body"]["outcome"] == "handled"
