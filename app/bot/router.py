@@ -13,6 +13,7 @@ from app.bot import (
     broadcast_controls,
     broadcast_wizard,
     history,
+    ledger,
     membership,
     presend,
     start,
@@ -58,6 +59,9 @@ CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "edit_setting": admin_settings.on_edit,
     "job_list": history.on_job_list,
     "job_view": history.on_job_view,
+    "retry": ledger.on_retry,
+    "retry_unknown": ledger.on_retry_unknown,
+    "export": ledger.on_export,
 }
 # An admin's free-form message goes to the conversation their state names.
 STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {

@@ -57,6 +57,17 @@ class Audience:
         """Set a days filter to days, or clear it when it already is days."""
         return replace(self, **{name: None if getattr(self, name) == days else days})
 
+    def __str__(self) -> str:
+        """Return the audience as the audit log and logs show it: "all", or "all langs=fa active=7d joined=30d"."""
+        parts = [self.base]
+        if self.langs:
+            parts.append(f"langs={','.join(self.langs)}")
+        if self.active_days is not None:
+            parts.append(f"active={self.active_days}d")
+        if self.joined_days is not None:
+            parts.append(f"joined={self.joined_days}d")
+        return " ".join(parts)
+
     @property
     def filtered(self) -> bool:
         """Tell whether any filter narrows the base audience."""

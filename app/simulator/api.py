@@ -22,6 +22,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
     "sendMessage": methods_send.send_message,
     "copyMessage": methods_send.copy_message,
     "sendPhoto": methods_send.send_photo,
+    "sendDocument": methods_send.send_document,
     "editMessageText": methods_edit.edit_message_text,
     "editMessageCaption": methods_edit.edit_message_caption,
     "editMessageReplyMarkup": methods_edit.edit_message_reply_markup,
@@ -38,7 +39,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
 }
 # Telegram matches method names case-insensitively.
 _BY_LOWER = {name.lower(): (name, handler) for name, handler in _HANDLERS.items()}
-PRODUCING = frozenset({"sendMessage", "copyMessage", "sendPhoto", "editMessageText",
+PRODUCING = frozenset({"sendMessage", "copyMessage", "sendPhoto", "sendDocument", "editMessageText",
                        "editMessageCaption", "editMessageReplyMarkup"})
 
 
@@ -128,8 +129,9 @@ class BotApi:
         if injected is not None:
             raise injected
         with state.lock:
+            state.last_lost = False
             result = produce.commit(time.monotonic())
-            after = fault_after(cfg, state.rng)
+            after = "502" if state.last_lost else fault_after(cfg, state.rng)
             if after == "502":
                 state.stats.faults["5xx_after_delivery"] += 1
             else:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
@@ -18,6 +18,8 @@ from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
 TEXT_LIMIT = 4096
+# Purge never removes items younger than this: unsend and retry need them.
+PURGE_FLOOR = timedelta(hours=48)
 
 
 class EmptyAudience(ValueError):
@@ -67,31 +69,40 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     audience = Audience.of(audience)
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
-    settings = settings or load_settings()
-    paid = bool(settings["broadcast_paid_enabled"])
     now = utcnow()
-    job = BroadcastJob(
-        status=DRAFT, **audience.columns(), silent=bool(silent), protect=bool(protect), created_by=created_by,
-        button_text=button_text, button_url=button_url,
-        batch_size=settings["broadcast_batch_size"], paid=paid,
-        paid_limit=settings["broadcast_paid_max_messages"] if paid else None,
-        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **_content_fields(content),
-    )
-    db.session.add(job)
-    db.session.flush()
+    job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
+                       created_by=created_by, button_text=button_text, button_url=button_url,
+                       progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
+                       **_content_fields(content))
     total = items.populate(job.id, audience, now)
     if total == 0:
         db.session.rollback()
         suffix = " after its filters" if audience.filtered else ""
         raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
+    queue_populated(job, total, actor, action, f"audience={audience} total={total}")
+    log.info("broadcast job %s created: audience=%s total=%s status=%s", job.id, audience, total, job.status)
+    return job
+
+
+def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
+    """Add a draft job row (paid and batch size from the settings now) and flush it for its id."""
+    settings = settings or load_settings()
+    paid = bool(settings["broadcast_paid_enabled"])
+    job = BroadcastJob(status=DRAFT, batch_size=settings["broadcast_batch_size"], paid=paid,
+                       paid_limit=settings["broadcast_paid_max_messages"] if paid else None, **columns)
+    db.session.add(job)
+    db.session.flush()
+    return job
+
+
+def queue_populated(job: BroadcastJob, total: int, actor: str | None, action: str, detail: str) -> None:
+    """Record the total, queue the draft with its audit entry, commit, and start it if no job sends."""
     jobs_repo.set_total(job.id, total)
     jobs_repo.queue_draft(job.id)
-    audit.record(actor, action, job.id, f"audience={audience} total={total}")
+    audit.record(actor, action, job.id, detail)
     db.session.commit()
     start_next_if_idle()
     db.session.refresh(job)
-    log.info("broadcast job %s created: audience=%s total=%s status=%s", job.id, audience, total, job.status)
-    return job
 
 
 def start_next_if_idle() -> int | None:
@@ -188,10 +199,16 @@ def expire_stopped_orphans() -> int:
     return total
 
 
-def purge_items(older_than_days: int) -> int:
-    """Delete items of jobs finished more than N days ago; job rows and counters stay."""
+def purge_items(older_than_days: int, now: datetime | None = None) -> dict:
+    """Delete items of jobs finished more than N days (and at least 48 hours) ago; job rows and counters stay.
+
+    Items younger than PURGE_FLOOR are always kept: unsend and retry read them.
+    Returns what was removed: {"items": n, "jobs": {job id: items removed}, "before": cutoff}.
+    """
     if older_than_days < 0:
         raise ValueError("older_than_days must be >= 0")
-    removed = items.purge_finished(utcnow() - timedelta(days=older_than_days))
+    now = now or utcnow()
+    before = min(now - timedelta(days=older_than_days), now - PURGE_FLOOR)
+    removed = items.purge_finished(before)
     db.session.commit()
-    return removed
+    return {"items": sum(removed.values()), "jobs": removed, "before": before}
