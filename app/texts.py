@@ -303,6 +303,31 @@ TEXTS: dict[str, dict[str, str]] = {
     "sched_not_paid": {"fa": "ارسال پولی زمان‌بندی نمی‌شود: موجودی ستاره باید هنگام ارسال تأیید شود.",
                        "en": "A paid broadcast cannot be scheduled: its Star balance is confirmed when it is sent."},
     "act_setting_changed": {"fa": "تنظیم تغییر کرد", "en": "setting changed"},
+    "act_retried": {"fa": "دوباره ارسال شد", "en": "retried"},
+    "act_exported": {"fa": "خروجی گرفته شد", "en": "exported"},
+    # --- the ledger: retry and export ---
+    "btn_retry": {"fa": "🔁 ارسال دوباره به ناموفق‌ها", "en": "🔁 Send again to the failed"},
+    "btn_retry_unknown": {"fa": "🔁 ناموفق‌ها + نامعلوم‌ها ⚠️", "en": "🔁 Failed + unknown ⚠️"},
+    "btn_export": {"fa": "📄 خروجی CSV", "en": "📄 Export CSV"},
+    "retry_unknown_warning": {
+        "fa": "⚠️ {n} پیام نامعلوم است: شاید به بعضی از این کاربران رسیده باشد. با «ناموفق‌ها + نامعلوم‌ها» "
+              "ممکن است بعضی از آن‌ها یک نسخه‌ی دوم دریافت کنند.",
+        "en": "⚠️ {n} messages are unknown: some of these users may have received it. “Failed + unknown” "
+              "may give some of them a second copy.",
+    },
+    "retry_paused_note": {
+        "fa": "ℹ️ ارسال دوباره، این ارسالِ متوقف‌شده را لغو می‌کند و باقیمانده‌هایش را هم در ارسال تازه می‌فرستد.",
+        "en": "ℹ️ Sending again cancels this paused broadcast and sends its remaining messages in the new one.",
+    },
+    "cb_retried": {"fa": "ارسال تازه #{id} برای {total} نفر ساخته شد.",
+                   "en": "New broadcast #{id} created for {total} users."},
+    "cb_retry_nothing": {"fa": "کسی برای ارسال دوباره نمانده است.", "en": "Nobody is left to send to again."},
+    "cb_retry_refused": {"fa": "این ارسال هنوز در جریان است؛ ابتدا آن را متوقف یا لغو کنید.",
+                         "en": "This broadcast is still under way; pause or cancel it first."},
+    "cb_exporting": {"fa": "در حال ساخت فایل…", "en": "Preparing the file…"},
+    "export_caption": {"fa": "📄 گزارش ارسال همگانی #{id}: {rows} ردیف", "en": "📄 Ledger of broadcast #{id}: {rows} rows"},
+    "export_failed": {"fa": "❌ فرستادن فایل گزارش ارسال #{id} ناموفق بود؛ دوباره امتحان کنید.",
+                      "en": "❌ The ledger file of broadcast #{id} could not be sent; try again."},
     # --- bot handlers (webhook) ---
     "cancelled": {"fa": "✅ لغو شد.", "en": "✅ Cancelled."},
     "nothing_to_cancel": {"fa": "کاری برای لغو در جریان نیست.", "en": "There is nothing to cancel."},

@@ -23,6 +23,7 @@ if [ "$FULL" = 1 ]; then
   run bench.http_clients --calls 3000
   run bench.engine_ceiling --db both --items 5000
   run bench.population --db both --users 100000 --repeat 3
+  run bench.export_ledger --db both --rows 200000
   run bench.cron_regime --db mariadb --ticks 3 --tick-seconds 60 --pump-seconds 57
   run bench.budget_burst --db mariadb --broadcaster engine engine-alone ptb
   run bench.shared_budget --db both
@@ -42,6 +43,7 @@ else
   run bench.http_clients --calls 1000
   run bench.engine_ceiling --db both --items 1500
   run bench.population --db both --users 100000 --repeat 1
+  run bench.export_ledger --db both --rows 50000
   run bench.cron_regime --db sqlite --ticks 3 --tick-seconds 12 --pump-seconds 10
   run bench.budget_burst --db mariadb --users 600 --starts 100
   run bench.webhook_load --db mariadb --updates 1000 --threads 16

@@ -39,6 +39,9 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "s.edit": ("edit_setting", "setting", False),
     "j.list": ("job_list", None, False),
     "j.view": ("job_view", "id", False),
+    "j.retry": ("retry", "id", False),
+    "j.retry_u": ("retry_unknown", "id", False),
+    "j.export": ("export", "id", False),
 }
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
 TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})

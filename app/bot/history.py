@@ -6,10 +6,11 @@ from datetime import datetime
 from app.bot import keyboards
 from app.bot.context import BotContext
 from app.clock import utcnow
+from app.models.broadcast import PAUSED
 from app.services import audit, stats
 from app.services.broadcast import jobs
 from app.services.broadcast.progress import format_duration, unsent_line
-from app.services.broadcast.status import job_status
+from app.services.broadcast.status import job_status, retry_offer
 from app.texts import TEXTS, t
 
 RECENT_JOBS = 10
@@ -62,8 +63,17 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     now = utcnow()
     status, author = job_status(job, now), job.created_by
     entries = audit.entries(status["id"], limit=VIEW_AUDIT_ENTRIES)
-    markup = keyboards.job_actions(lang, status["id"], status["status"])
-    return job_view_text(status, author, entries, lang, now), markup
+    offer = retry_offer(status)
+    markup = keyboards.job_actions(lang, status["id"], status["status"], offer)
+    return job_view_text(status, author, entries, lang, now) + retry_notes(status, offer, lang), markup
+
+
+def retry_notes(status: dict, offer: tuple[int, int], lang: str) -> str:
+    """Return the plain warnings under the retry buttons: unknown items may get a second copy; a paused job ends."""
+    notes = [t("retry_unknown_warning", lang, n=offer[1])] if offer[1] else []
+    if any(offer) and status["status"] == PAUSED:
+        notes.append(t("retry_paused_note", lang))
+    return "".join("\n\n" + note for note in notes)
 
 
 def job_view_text(status: dict, author: int | None, entries: list[dict], lang: str, now: datetime) -> str:

@@ -74,8 +74,11 @@ def job_list(lang: str, statuses: list[dict]) -> dict:
     return _inline(rows)
 
 
-def job_actions(lang: str, job_id: int, status: str) -> dict:
-    """Return a job view's buttons: the actions its state allows, then "back to the list"."""
+def job_actions(lang: str, job_id: int, status: str, retry: tuple[int, int] = (0, 0)) -> dict:
+    """Return a job view's buttons: the actions its state allows, then "back to the list".
+
+    retry: (failed + unsent, unknown) a retry could reach (app.services.broadcast.status.retry_offer).
+    """
     rows = []
     if status in (RUNNING, QUEUED):
         rows.append([(t("btn_pause", lang), build("pause", job_id))])
@@ -84,8 +87,19 @@ def job_actions(lang: str, job_id: int, status: str) -> dict:
     if status not in TERMINAL:
         rows.append([(t("btn_cancel_job", lang), build("cancel_job", job_id))])
     # Retry, unsend, edit and export add their rows here, each only in the states it applies to.
+    rows.extend(retry_rows(lang, job_id, retry))
+    rows.append([(t("btn_export", lang), build("export", job_id))])
     rows.append([(t("btn_jobs_back", lang), build("job_list"))])
     return _inline(rows)
+
+
+def retry_rows(lang: str, job_id: int, retry: tuple[int, int]) -> list[list[tuple[str, str]]]:
+    """Return the retry buttons: failed (and unsent) only, and with unknown as a second choice."""
+    failed, unknown = retry
+    rows = [[(t("btn_retry", lang), build("retry", job_id))]] if failed else []
+    if unknown:
+        rows.append([(t("btn_retry_unknown", lang), build("retry_unknown", job_id))])
+    return rows
 
 
 def _inline(rows: list[list[tuple[str, str]]]) -> dict:

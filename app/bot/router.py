@@ -14,6 +14,7 @@ from app.bot import (
     broadcast_controls,
     broadcast_wizard,
     history,
+    ledger,
     membership,
     presend,
     schedule_wizard,
@@ -65,6 +66,9 @@ CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "job_view": history.on_job_view,
     "retime": schedule_wizard.on_retime,
     "send_now": schedule_wizard.on_send_now,
+    "retry": ledger.on_retry,
+    "retry_unknown": ledger.on_retry_unknown,
+    "export": ledger.on_export,
 }
 # An admin's free-form message goes to the conversation their state names.
 STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {

@@ -1,4 +1,5 @@
-"""`flask broadcast create | list | status | cancel | pause | resume | reschedule | send-now | purge`."""
+"""`flask broadcast create | list | status | cancel | pause | resume | reschedule | send-now | purge` (pump, retry,
+export: own modules)."""
 from __future__ import annotations
 
 import click
@@ -198,8 +199,12 @@ def send_now(job_id: int) -> None:
 
 @broadcast_group.command("purge")
 @click.option("--older-than", "days", type=click.IntRange(min=0, max=100_000), required=True, metavar="DAYS",
-              help="Finished at least this many days ago.")
+              help="Finished at least this many days ago (items younger than 48 hours always stay).")
 def purge(days: int) -> None:
     """Delete the items of finished jobs; job rows and counters stay."""
-    removed = jobs.purge_items(days)
-    click.echo(f"removed {removed} items of jobs finished more than {days} days ago")
+    result = jobs.purge_items(days)
+    cutoff = result["before"].isoformat(sep=" ", timespec="seconds")
+    click.echo(f"removed {result['items']} items of {len(result['jobs'])} jobs finished before {cutoff} UTC "
+               f"(items younger than 48 hours are always kept; job rows and counters stay)")
+    for job_id, n in result["jobs"].items():
+        click.echo(f"  job {job_id}: {n} items")

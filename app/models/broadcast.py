@@ -17,11 +17,14 @@ Job states (each transition is one guarded UPDATE in app.repository.broadcast_jo
   paused  -> queued     resume while another job holds the slot
   running -> completed  complete_if_done: no item pending or in flight
   draft|scheduled|queued|running|paused -> cancelled   cancel, by an admin
+  paused  -> cancelled  retry of the paused job, in the retry's own transaction
+                        (app.services.broadcast.retry: its pending items go to the new job)
 Terminal states (completed, cancelled) never change again.
 
 Item states (app.repository.broadcast_items):
   pending -> sending    fenced by the lease, just before the request goes out
   sending -> sent | failed | skipped | unknown   outcome recorded under the lease
+                        (sent keeps the recipient's message_id)
   sending -> pending    certainly not sent: a 429, Telegram unreachable, the pump's
                         budget ended, the token refused, the breaker opened, or the
                         job was cancelled/paused while the send waited out a 429
@@ -107,6 +110,8 @@ class BroadcastJob(db.Model):
     progress_message_id: Mapped[int | None] = mapped_column(BigInteger)
     progress_lang: Mapped[str] = mapped_column(String(8), default="fa", server_default="fa")
     created_by: Mapped[int | None] = mapped_column(BigInteger)
+    # The job this one re-sends to (its failed / unsent items); users it holds are never retried again.
+    retry_of: Mapped[int | None] = mapped_column(BigInteger, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     started_at: Mapped[datetime | None] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
@@ -142,3 +147,5 @@ class BroadcastJobItem(db.Model):
     status: Mapped[str] = mapped_column(String(8), default=PENDING, nullable=False)
     error: Mapped[str | None] = mapped_column(String(255))
     sent_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # The recipient's copy (Telegram's message_id in their chat), kept when the item is recorded sent.
+    message_id: Mapped[int | None] = mapped_column(BigInteger)

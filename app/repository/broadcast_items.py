@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, delete, func, insert, literal, not_, or_, select, update
+from sqlalchemy import and_, case, delete, func, insert, literal, not_, or_, select, update
+from sqlalchemy.orm import aliased
 
 from app.clock import utcnow
 from app.extensions import db
@@ -74,6 +75,24 @@ def populate(job_id: int, audience: Audience | str, now: datetime | None = None)
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
+def populate_retry(job_id: int, source_id: int, statuses: tuple[str, ...]) -> int:
+    """Insert one pending item per source item in statuses, in one INSERT ... SELECT; return the count.
+
+    Only the ledger decides: sent and skipped items never come back, nor users
+    who blocked the bot since, nor users another retry of the source already
+    holds (so retrying twice never sends twice). The caller locked the source
+    job first, so two retries of it run one after the other.
+    """
+    other = aliased(I)
+    held = (select(other.id).join(BroadcastJob, BroadcastJob.id == other.job_id)
+            .where(BroadcastJob.retry_of == source_id, BroadcastJob.id != job_id, other.user_id == I.user_id))
+    rows = (select(literal(job_id), I.user_id, literal(PENDING)).join(User, User.id == I.user_id)
+            .where(I.job_id == source_id, I.status.in_(statuses), User.is_blocked.is_(False), ~held.exists())
+            .order_by(I.id))
+    db.session.execute(insert(I).from_select(["job_id", "user_id", "status"], rows))
+    return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
+
+
 def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]]:
     """Return up to limit (item id, user id) pending items after after_id, in id order."""
     rows = db.session.execute(
@@ -97,6 +116,23 @@ def mark_sending(ids: list[int]) -> int:
     if not ids:
         return 0
     stmt = update(I).where(I.id.in_(ids), I.status == PENDING).values(status=SENDING)
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
+
+
+def set_sent(sent: list[tuple[int, int | None]], now: datetime) -> int:
+    """sending -> sent, each item with its own message id, in one UPDATE (a CASE on the id).
+
+    One statement per batch however wide the window (an executemany would be
+    one round trip per item on PyMySQL); the status guard makes a replay of
+    the same plan change nothing, so counters move by the rows really changed.
+    """
+    if not sent:
+        return 0
+    ids = [item_id for item_id, _ in sent]
+    known = {item_id: message_id for item_id, message_id in sent if message_id is not None}
+    message_id = case(known, value=I.id, else_=None) if known else None
+    stmt = (update(I).where(I.id.in_(ids), I.status == SENDING)
+            .values(status=SENT, error=None, sent_at=now, message_id=message_id))
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 
@@ -132,19 +168,47 @@ def expire_orphans(job_id: int) -> int:
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 
+def last_item_id(job_id: int) -> int:
+    """Return the job's highest item id (0 for none): the end of its ledger's id range."""
+    return db.session.execute(select(func.max(I.id)).where(I.job_id == job_id)).scalar() or 0
+
+
+def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tuple]:
+    """Return up to limit ledger rows with after_id < id <= last_id, in id order (keyset pages).
+
+    Rows: (item id, user id, username, status, error, sent_at, message_id);
+    a user row deleted since leaves the username empty. `job_id + 0` keeps
+    both databases on the primary key's range: with the (job_id, user_id)
+    index SQLite read and sorted the whole job for every page (quadratic).
+    A job's items are inserted by one statement, so the range holds little else.
+    """
+    rows = db.session.execute(
+        select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id)
+        .outerjoin(User, User.id == I.user_id)
+        .where(I.id > after_id, I.id <= last_id, I.job_id + 0 == job_id).order_by(I.id).limit(limit))
+    return [tuple(r) for r in rows]
+
+
 def tallies(job_id: int) -> dict[str, int]:
     """Count the job's items by status (the source of truth counters are checked against)."""
     rows = db.session.execute(select(I.status, func.count()).where(I.job_id == job_id).group_by(I.status))
     return {status: n for status, n in rows}
 
 
-def purge_finished(before: datetime) -> int:
-    """Delete items of jobs that ended before a cutoff; job rows and counters stay."""
+def purge_finished(before: datetime) -> dict[int, int]:
+    """Delete items of jobs that ended before a cutoff, none sent after it; return {job id: removed}.
+
+    A cancelled job's last in-flight sends may record after its finished_at:
+    the sent_at guard keeps those until they too are older than the cutoff.
+    Job rows and counters stay.
+    """
     finished = select(BroadcastJob.id).where(BroadcastJob.status.in_(TERMINAL), BroadcastJob.finished_at < before)
-    ids = [r[0] for r in db.session.execute(finished)]
-    removed = 0
-    for job_id in ids:
-        removed += db.session.execute(delete(I).where(I.job_id == job_id)).rowcount
+    removed: dict[int, int] = {}
+    for job_id in [r[0] for r in db.session.execute(finished.order_by(BroadcastJob.id))]:
+        old = or_(I.sent_at.is_(None), I.sent_at < before)
+        n = db.session.execute(delete(I).where(I.job_id == job_id, old)).rowcount
+        if n:
+            removed[job_id] = n
     return removed
 
 

@@ -26,6 +26,7 @@ from app.models.broadcast import (
     RUNNING,
     SCHEDULED,
     SENDING,
+    TERMINAL,
     BroadcastJob,
     BroadcastJobItem,
 )
@@ -139,6 +140,22 @@ def cancel(job_id: int, now: datetime) -> bool:
     """draft|scheduled|queued|running|paused -> cancelled; in-flight sends still record."""
     return _update(J.id == job_id, J.status.in_(("draft", SCHEDULED) + ACTIVE), status=CANCELLED,
                    active_slot=None, finished_at=now) == 1
+
+
+def lock_for_retry(job_id: int, now: datetime) -> str | None:
+    """Lock a job about to be retried; return its status then, None if it may not be retried.
+
+    A paused job is cancelled here, in the retry's own transaction: its
+    resume and this retry are guarded UPDATEs on status 'paused', so exactly
+    one of them wins, and a retried job never sends its pending items again.
+    An ended job gets a no-op UPDATE, which takes its row lock (the write lock
+    on SQLite), so two retries of one job run one after the other.
+    """
+    if _update(J.id == job_id, J.status == PAUSED, status=CANCELLED, active_slot=None, finished_at=now) == 1:
+        return PAUSED
+    if _update(J.id == job_id, J.status.in_(TERMINAL), status=J.status) == 1:
+        return db.session.execute(select(J.status).where(J.id == job_id)).scalar()
+    return None
 
 
 def complete_if_done(job_id: int, token: str, now: datetime) -> bool:

@@ -9,15 +9,17 @@ from app.models.audit import (
     CANCELLED,
     CONFIRMED,
     CREATED,
+    EXPORTED,
     PAUSED,
     RESUMED,
+    RETRIED,
     SCHEDULED,
     SETTING_CHANGED,
 )
 from app.repository import audit_log
 
-__all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "PAUSED", "RESUMED",
-           "SCHEDULED", "SETTING_CHANGED", "admin_actor", "entries", "record"]
+__all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED", "PAUSED",
+           "RESUMED", "RETRIED", "SCHEDULED", "SETTING_CHANGED", "admin_actor", "entries", "record"]
 DETAIL_LIMIT = 2000
 
 

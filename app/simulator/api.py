@@ -23,6 +23,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
     "copyMessage": methods_send.copy_message,
     "copyMessages": methods_album.copy_messages,
     "sendPhoto": methods_send.send_photo,
+    "sendDocument": methods_send.send_document,
     "editMessageText": methods_edit.edit_message_text,
     "editMessageCaption": methods_edit.edit_message_caption,
     "editMessageReplyMarkup": methods_edit.edit_message_reply_markup,
@@ -39,7 +40,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
 }
 # Telegram matches method names case-insensitively.
 _BY_LOWER = {name.lower(): (name, handler) for name, handler in _HANDLERS.items()}
-PRODUCING = frozenset({"sendMessage", "copyMessage", "copyMessages", "sendPhoto", "editMessageText",
+PRODUCING = frozenset({"sendMessage", "copyMessage", "copyMessages", "sendPhoto", "sendDocument", "editMessageText",
                        "editMessageCaption", "editMessageReplyMarkup"})
 
 
@@ -129,8 +130,9 @@ class BotApi:
         if injected is not None:
             raise injected
         with state.lock:
+            state.last_lost = False
             result = produce.commit(time.monotonic())
-            after = fault_after(cfg, state.rng)
+            after = "502" if state.last_lost else fault_after(cfg, state.rng)
             if after == "502":
                 state.stats.faults["5xx_after_delivery"] += 1
             else:

@@ -82,6 +82,8 @@ def message_object(state: SimState, msg: Msg) -> dict:
         out["edit_date"] = msg.edit_date
     if msg.photo:
         out["photo"] = photo_sizes(msg.photo)
+    if msg.document:
+        out["document"] = dict(msg.document)
     if msg.text is not None:
         out["text"] = msg.text
         if msg.entities:

@@ -69,6 +69,14 @@ class SimulatorControl:
     def forget(self, *chat_ids: Any) -> None:
         self._chats("forget", list(chat_ids))
 
+    def refuse(self, *chat_ids: Any) -> None:
+        """Answer every message to these chats 400 before delivery (Telegram refused the message)."""
+        self._chats("refuse", list(chat_ids))
+
+    def lose(self, *chat_ids: Any) -> None:
+        """Deliver messages to these chats, then answer 502 (the outcome is unknown to the sender)."""
+        self._chats("lose", list(chat_ids))
+
     def restore(self, *chat_ids: Any) -> None:
         self._chats("restore", list(chat_ids))
 

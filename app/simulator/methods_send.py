@@ -1,11 +1,13 @@
-"""sendMessage, copyMessage and sendPhoto."""
+"""sendMessage, copyMessage, sendPhoto and sendDocument."""
 
 from __future__ import annotations
+
+import base64
 
 from app.simulator.content import caption_content, message_object, text_content
 from app.simulator.errors import bad_request
 from app.simulator.markup import get_markup
-from app.simulator.params import get_bool, get_chat_id, get_int, get_str
+from app.simulator.params import Upload, get_bool, get_chat_id, get_int, get_str
 from app.simulator.results import Produce
 from app.simulator.state import SimState
 
@@ -95,6 +97,34 @@ def send_photo(state: SimState, params: dict) -> Produce:
         state.record(now, "sendPhoto", msg, ("photo", photo, caption and caption.raw),
                      caption=caption.raw if caption else None, reply_markup=markup,
                      paid=paid, parse_mode=caption.parse_mode if caption else None, **options)
+        return message_object(state, msg)
+
+    return Produce(commit)
+
+
+def send_document(state: SimState, params: dict) -> Produce:
+    """Send a document (an upload or a file id); the delivery record keeps an upload's name and bytes."""
+    chat_id = get_chat_id(params)
+    document = params.get("document")
+    if not document:
+        raise bad_request("there is no document in the request")
+    upload = document if isinstance(document, Upload) else None
+    caption = caption_content(params)
+    markup = get_markup(params)
+    options = send_options(params)
+    file = {"file_id": str(document), "file_unique_id": str(document)[-8:],
+            "file_name": upload.filename if upload else None, "file_size": len(upload.data) if upload else None}
+
+    def commit(now: float) -> dict:
+        state.check_recipient(chat_id)
+        state.take_rate(chat_id, False, False, now)
+        msg = state.new_message(chat_id, document={k: v for k, v in file.items() if v is not None},
+                                reply_markup=markup, caption=caption.plain if caption else None,
+                                caption_entities=caption.entities if caption else ())
+        state.record(now, "sendDocument", msg, ("document", str(document)),
+                     caption=caption.raw if caption else None, reply_markup=markup,
+                     parse_mode=caption.parse_mode if caption else None, document_name=file["file_name"],
+                     document_base64=base64.b64encode(upload.data).decode() if upload else None, **options)
         return message_object(state, msg)
 
     return Produce(commit)

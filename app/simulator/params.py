@@ -42,8 +42,22 @@ def _parse_body(content_type: str, body: bytes) -> dict[str, Any]:
         raise bad_request("request body is not valid UTF-8") from None
 
 
+class Upload(str):
+    """An uploaded file: compares as its placeholder file id, and keeps its name and bytes."""
+
+    filename: str
+    data: bytes
+
+
+def _upload(filename: str, payload: bytes) -> Upload:
+    """Return the placeholder file id of an upload, carrying the file."""
+    upload = Upload(f"sim-upload-{zlib.crc32(payload):08x}")
+    upload.filename, upload.data = filename, payload
+    return upload
+
+
 def _parse_multipart(content_type: str, body: bytes) -> dict[str, Any]:
-    """Decode multipart fields; uploaded files become a placeholder file id."""
+    """Decode multipart fields; uploaded files become a placeholder file id (an Upload)."""
     head = f"Content-Type: {content_type}\r\n\r\n".encode()
     message = BytesParser(policy=HTTP).parsebytes(head + body)
     fields: dict[str, Any] = {}
@@ -53,7 +67,7 @@ def _parse_multipart(content_type: str, body: bytes) -> dict[str, Any]:
             continue
         payload = part.get_payload(decode=True) or b""
         if part.get_filename():
-            fields[name] = f"sim-upload-{zlib.crc32(payload):08x}"
+            fields[name] = _upload(part.get_filename(), payload)
         else:
             fields[name] = payload.decode("utf-8", "replace")
     return fields

@@ -107,6 +107,14 @@ class SimulatorServer:
     def forget(self, chat_id: Any) -> None:
         self.state.set_chats("forget", [chat_id])
 
+    def refuse(self, chat_id: Any) -> None:
+        """Answer every message to the chat 400 before delivery."""
+        self.state.set_chats("refuse", [chat_id])
+
+    def lose(self, chat_id: Any) -> None:
+        """Deliver messages to the chat, then answer 502."""
+        self.state.set_chats("lose", [chat_id])
+
     def restore(self, chat_id: Any) -> None:
         """Undo block, deactivate and forget for a chat."""
         self.state.set_chats("restore", [chat_id])

@@ -16,7 +16,10 @@ from app.simulator.params import resolve_chat_id
 from app.simulator.stats import Stats
 from app.simulator.updates import bot_user, user
 
-CHAT_ACTIONS = ("block", "unblock", "deactivate", "forget", "restore")
+# refuse: every message to the chat is answered 400 before delivery (Telegram refused this message);
+# lose: delivered, then answered 502 (the sender cannot know it arrived). restore undoes every action.
+CHAT_ACTIONS = ("block", "unblock", "deactivate", "forget", "refuse", "lose", "restore")
+REFUSED = "Bad Request: message refused by the simulator"
 
 
 @dataclass(slots=True)
@@ -35,6 +38,7 @@ class Msg:
     photo: str | None = None
     reply_markup: dict | None = None
     edit_date: int | None = None
+    document: dict | None = None
 
 
 def bot_id_from_token(token: str) -> int:
@@ -61,6 +65,10 @@ class SimState:
         self.blocked: set[int] = set()
         self.deactivated: set[int] = set()
         self.forgotten: set[int] = set()
+        self.refused: set[int] = set()
+        self.lost: set[int] = set()
+        # True when the last recorded delivery went to a "lose" chat (read under the lock by the API).
+        self.last_lost = False
         self.channels: set[int] = set()
         self.messages: dict[int, dict[int, Msg]] = {}
         self.next_ids: dict[int, int] = {}
@@ -95,8 +103,12 @@ class SimState:
                     self.deactivated.add(chat_id)
                 elif action == "forget":
                     self.forgotten.add(chat_id)
+                elif action == "refuse":
+                    self.refused.add(chat_id)
+                elif action == "lose":
+                    self.lost.add(chat_id)
                 else:
-                    for group in (self.blocked, self.deactivated, self.forgotten):
+                    for group in (self.blocked, self.deactivated, self.forgotten, self.refused, self.lost):
                         group.discard(chat_id)
 
     def check_chat(self, chat_id: int) -> None:
@@ -111,6 +123,8 @@ class SimState:
             raise ApiError(403, DEACTIVATED)
         if chat_id in self.blocked:
             raise ApiError(403, BLOCKED)
+        if chat_id in self.refused:
+            raise ApiError(400, REFUSED)
 
     def new_message(self, chat_id: int, **fields: Any) -> Msg:
         """Store a new message with the chat's next id (lock held)."""
@@ -173,6 +187,7 @@ class SimState:
             "disable_notification": False, "protect_content": False,
         }
         record.update(fields)
+        self.last_lost = msg.chat_id in self.lost
         self.deliveries.append(record)
         self.stats.delivered(msg.chat_id, content_key, record["paid"], now)
         return record

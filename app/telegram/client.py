@@ -11,6 +11,7 @@ import requests
 
 from app.telegram.errors import NetworkError, RetryAfter, TelegramError, TransientError
 from app.telegram.methods import BotMethods
+from app.telegram.multipart import Upload
 from app.telegram.pacing import ChatPacer, RateLimiter
 from app.telegram.policy import decide, is_counted_method, is_idempotent, is_paced_method
 from app.telegram.transport import Transport, make_session
@@ -84,7 +85,8 @@ class TelegramClient(BotMethods):
              broadcast: bool = False, chat_id_for_pacing: Any = None,
              slot_taken: bool = False, chat_taken: bool = False,
              may_retry: Callable[[], bool] | None = None,
-             hard_deadline: bool = False, priority: str | None = None) -> Any:
+             hard_deadline: bool = False, priority: str | None = None,
+             files: dict[str, Upload] | None = None) -> Any:
         """Call ``method`` and return its ``result``, retrying only when it is safe.
 
         ``slot_taken``: the caller already took this call's broadcast rate slot
@@ -98,6 +100,8 @@ class TelegramClient(BotMethods):
         best-effort writes; never for broadcast sends, whose timeouts stay whole.
         ``priority="low"``: take a bot-wide slot only if one is free at once
         (progress edits give way to replies and broadcast sends).
+        ``files``: uploads sent as multipart/form-data (sendDocument), paced
+        and counted like any send; each attempt reads them from their start.
         """
         payload = _payload(params)
         if retry_unknown is None:
@@ -119,7 +123,10 @@ class TelegramClient(BotMethods):
             cap = self._time_left(method, deadline) if hard_deadline else None
             started = self.clock()
             try:
-                result = self._transport.post(method, payload, timeout_cap=cap)
+                if files:
+                    result = self._transport.post_files(method, payload, files, timeout_cap=cap)
+                else:
+                    result = self._transport.post(method, payload, timeout_cap=cap)
             except TelegramError as exc:
                 self._log_failure(method, chat, exc, started)
                 if isinstance(exc, RetryAfter):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.telegram.multipart import Upload
+
 # Keyword arguments that steer call() rather than go to Telegram.
 _CALL_OPTIONS = ("deadline", "retry_unknown", "broadcast", "chat_id_for_pacing", "hard_deadline", "priority")
 
@@ -60,6 +62,13 @@ class BotMethods:
         extra, options = _split(kw)
         params = {"chat_id": chat_id, "from_chat_id": from_chat_id, "message_ids": sorted(message_ids)}
         return self.call("copyMessages", {**params, **extra}, **options)
+    def send_document(self, chat_id: int | str, filename: str, stream: Any, *, caption: str | None = None,
+                      content_type: str = "text/csv", **kw: Any) -> dict:
+        """Upload a file from a seekable binary stream as a document; return the Message."""
+        extra, options = _split(kw)
+        params = {"chat_id": chat_id, "caption": caption}
+        return self.call("sendDocument", {**params, **extra},
+                         files={"document": Upload(filename, stream, content_type)}, **options)
 
     def edit_message_text(self, chat_id: int | str, message_id: int, text: str, *,
                           parse_mode: str | None = None, reply_markup: Any = None,

@@ -19,6 +19,7 @@ from urllib3.exceptions import HTTPError
 from urllib3.util import Timeout, make_headers
 from urllib3.util.wait import wait_for_read
 
+from app.telegram import multipart
 from app.telegram.errors import NetworkError, TelegramError, UnknownOutcome, error_from_payload
 from app.telegram.failures import translate
 
@@ -83,7 +84,7 @@ def _proxy_auth(proxy: str) -> dict[str, str] | None:
 
 
 class Transport:
-    """POST one JSON request per call and map the answer to a result or error."""
+    """POST one JSON (or multipart upload) request per call and map the answer to a result or error."""
 
     def __init__(self, session: urllib3.PoolManager, base_url: str, token: str,
                  timeout: tuple[float, float]):
@@ -108,9 +109,25 @@ class Transport:
         if body is None:
             # Nothing left; retrying cannot help.
             raise TelegramError(method, "parameters are not JSON-serialisable")
+        return self._send(method, body, HEADERS, timeout_cap)
+
+    def post_files(self, method: str, payload: dict[str, Any], files: dict[str, multipart.Upload], *,
+                   timeout_cap: float | None = None) -> Any:
+        """Send one multipart request that uploads files (sendDocument), streamed from the files."""
+        if self._bad_url:
+            raise NetworkError(method, "invalid base URL")
+        try:
+            content_type, length, body = multipart.encode(payload, files)
+        except ValueError:
+            raise TelegramError(method, "parameters are not JSON-serialisable") from None
+        headers = {"Content-Type": content_type, "Content-Length": str(length), "Accept": "application/json"}
+        return self._send(method, body, headers, timeout_cap)
+
+    def _send(self, method: str, body: Any, headers: dict[str, str], timeout_cap: float | None) -> Any:
+        """POST one body and map the answer; failures never carry the URL (it holds the token)."""
         error: TelegramError | None = None
         try:
-            response = self._pool.urlopen("POST", self._prefix + method, body=body, headers=HEADERS,
+            response = self._pool.urlopen("POST", self._prefix + method, body=body, headers=headers,
                                           timeout=self._timeout_for(timeout_cap), retries=False,
                                           redirect=False, preload_content=True)
         except _FAILURES as exc:

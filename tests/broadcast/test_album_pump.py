@@ -3,6 +3,8 @@ import time
 
 import pytest
 
+from app.extensions import db
+from app.models import BroadcastJobItem
 from app.services.broadcast import jobs
 from app.services.broadcast.pump import message_params, pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_users, engine_settings, reload
@@ -28,9 +30,13 @@ def test_every_part_counts_against_the_rate_and_each_user_gets_one_album(app, si
     job = reload(job.id)
     assert (job.status, job.sent_count, job.total_count) == ("completed", 30, 30)
     assert_consistent(job.id)
+    stored = dict(db.session.execute(db.select(BroadcastJobItem.user_id, BroadcastJobItem.message_id)
+                                     .where(BroadcastJobItem.job_id == job.id)).all())
+    db.session.commit()
     for user_id in users:
         parts = simulator.deliveries("copyMessages", user_id)
         assert [p["source_message_id"] for p in parts] == ids and len({p["album"] for p in parts}) == 1
+        assert stored[user_id] == parts[0]["message_id"], "an album's item keeps its first part's message id"
     stats = simulator.stats()
     # 90 parts at 28/s: a pump counting one slot per album would send 84 parts a second and meet 429s.
     assert stats["429_total"] == 0 and stats["busiest_second"] <= 30, stats

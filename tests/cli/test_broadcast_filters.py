@@ -26,6 +26,11 @@ def seed(seen_days: dict[int, int] | None = None):
     db.session.commit()
 
 
+def recipients_copies(simulator) -> list[dict]:
+    """Return the broadcast's sendMessage deliveries (the admins' final summaries left out)."""
+    return [d for d in simulator.deliveries("sendMessage") if d["chat_id"] != ADMIN_ID]
+
+
 def create_and_pump(runner, *args) -> int:
     """Create a text job with args, drain it with `broadcast pump`, return its id."""
     created = runner.invoke(args=["broadcast", "create", "--audience", "all", "--text", "hello", *args])
@@ -40,7 +45,7 @@ def test_lang_en_reaches_only_english_users_silently_and_protected(runner, simul
     seed()
     job = reload(create_and_pump(runner, "--lang", "en", "--silent", "--protect"))
     assert (job.total_count, job.sent_count, job.audience_langs, job.silent, job.protect) == (2, 2, "en", True, True)
-    sent = [d for d in simulator.deliveries("sendMessage") if d["chat_id"] != ADMIN_ID]  # not the admins' alerts
+    sent = recipients_copies(simulator)
     assert sorted(d["chat_id"] for d in sent) == [7_100_000_001, 7_100_000_002]
     assert all(d["disable_notification"] and d["protect_content"] for d in sent)
     status = json.loads(runner.invoke(args=["broadcast", "status", str(job.id)]).stdout)
@@ -52,7 +57,7 @@ def test_repeated_lang_and_days_filters(runner, simulator):
     seed({7_100_000_004: 40, 7_100_000_005: 3})
     job = reload(create_and_pump(runner, "--lang", "fa", "--lang", "other", "--active-days", "30"))
     assert (job.audience_langs, job.audience_active_days) == ("fa,other", 30)
-    sent = [d for d in simulator.deliveries("sendMessage") if d["chat_id"] != ADMIN_ID]  # not the admins' alerts
+    sent = recipients_copies(simulator)
     assert sorted(d["chat_id"] for d in sent) == [7_100_000_003, 7_100_000_005]
     # Without the options, nothing is silent or protected.
     assert not any(d["disable_notification"] or d["protect_content"] for d in sent)

@@ -12,7 +12,7 @@ from flask import current_app
 from app.extensions import db
 from app.models.broadcast import PAUSED, BroadcastJob
 from app.services import admins
-from app.services.broadcast.progress import progress_keyboard, summary_text
+from app.services.broadcast.progress import progress_keyboard, summary_keyboard, summary_text
 from app.services.broadcast.status import job_status
 from app.texts import t
 
@@ -47,4 +47,5 @@ def job_finished(job_id: int, *, outbox) -> None:
     db.session.commit()
     for chat_id, lang in chats.items():
         replace = message_id if chat_id == own else None
-        outbox.send(chat_id, summary_text(status, lang), replace_message_id=replace)
+        outbox.send(chat_id, summary_text(status, lang), reply_markup=summary_keyboard(status, lang),
+                    replace_message_id=replace)

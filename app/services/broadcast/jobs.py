@@ -22,6 +22,8 @@ from app.services.settings import load_settings
 log = logging.getLogger(__name__)
 TEXT_LIMIT = 4096
 ALBUM_MAX_PARTS = 100  # copyMessages copies at most 100 messages per call
+# Purge never removes items younger than this: unsend and retry need them.
+PURGE_FLOOR = timedelta(hours=48)
 
 
 class EmptyAudience(ValueError):
@@ -97,40 +99,51 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
         raise ValueError("a button needs both a text and a URL")
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
-    settings = settings or load_settings()
     fields = _content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and button_text:
         raise ValueError("an album carries no button (Telegram allows none)")
-    # copyMessages has no allow_paid_broadcast: an album always goes at the free rate.
-    paid = bool(settings["broadcast_paid_enabled"]) and fields["content_type"] != CONTENT_ALBUM
     now = utcnow()
-    job = BroadcastJob(
-        status=DRAFT, **audience.columns(), silent=bool(silent), protect=bool(protect), created_by=created_by,
-        button_text=button_text, button_url=button_url,
-        batch_size=settings["broadcast_batch_size"], paid=paid,
-        paid_limit=settings["broadcast_paid_max_messages"] if paid else None,
-        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **fields,
-    )
-    db.session.add(job)
-    db.session.flush()
+    job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
+                       created_by=created_by, button_text=button_text, button_url=button_url,
+                       progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **fields)
     total = items.populate(job.id, audience, now)
     if total == 0:
         db.session.rollback()
         suffix = " after its filters" if audience.filtered else ""
         raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
+    detail = f"audience={audience} total={total}"
+    if send_at is not None:
+        detail += f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}"
+    queue_populated(job, total, actor, audit.SCHEDULED if send_at is not None else action, detail, send_at)
+    log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
+             job.status, job.send_at)
+    return job
+
+
+def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
+    """Add a draft job row (paid and batch size from the settings now) and flush it for its id."""
+    settings = settings or load_settings()
+    # copyMessages has no allow_paid_broadcast: an album always goes at the free rate.
+    paid = bool(settings["broadcast_paid_enabled"]) and columns.get("content_type") != CONTENT_ALBUM
+    job = BroadcastJob(status=DRAFT, batch_size=settings["broadcast_batch_size"], paid=paid,
+                       paid_limit=settings["broadcast_paid_max_messages"] if paid else None, **columns)
+    db.session.add(job)
+    db.session.flush()
+    return job
+
+
+def queue_populated(job: BroadcastJob, total: int, actor: str | None, action: str, detail: str,
+                    send_at: datetime | None = None) -> None:
+    """Record the total, queue (or schedule) the draft with its audit entry, commit, and start it if no job sends."""
     jobs_repo.set_total(job.id, total)
     if send_at is not None:
         schedule_repo.schedule_draft(job.id, send_at)
     else:
         jobs_repo.queue_draft(job.id)
-    audit.record(actor, audit.SCHEDULED if send_at is not None else action, job.id,
-                 f"audience={audience} total={total}" + (f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}" if send_at else ""))
+    audit.record(actor, action, job.id, detail)
     db.session.commit()
     start_next_if_idle()
     db.session.refresh(job)
-    log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
-             job.status, job.send_at)
-    return job
 
 
 def start_next_if_idle() -> int | None:
@@ -227,10 +240,16 @@ def expire_stopped_orphans() -> int:
     return total
 
 
-def purge_items(older_than_days: int) -> int:
-    """Delete items of jobs finished more than N days ago; job rows and counters stay."""
+def purge_items(older_than_days: int, now: datetime | None = None) -> dict:
+    """Delete items of jobs finished more than N days (and at least 48 hours) ago; job rows and counters stay.
+
+    Items younger than PURGE_FLOOR are always kept: unsend and retry read them.
+    Returns what was removed: {"items": n, "jobs": {job id: items removed}, "before": cutoff}.
+    """
     if older_than_days < 0:
         raise ValueError("older_than_days must be >= 0")
-    removed = items.purge_finished(utcnow() - timedelta(days=older_than_days))
+    now = now or utcnow()
+    before = min(now - timedelta(days=older_than_days), now - PURGE_FLOOR)
+    removed = items.purge_finished(before)
     db.session.commit()
-    return removed
+    return {"items": sum(removed.values()), "jobs": removed, "before": before}

@@ -33,6 +33,8 @@ class Outcome:
     error: str | None = None
     retry_after: float = 0.0
     blocked: bool = False
+    # The recipient's copy, for a sent item (copyMessage answers {message_id}, sendMessage a Message).
+    message_id: int | None = None
 
     @property
     def systemic(self) -> bool:
@@ -47,6 +49,17 @@ class Outcome:
 
 OK = Outcome(SENT)
 HELD_BACK = Outcome(HELD, "held back by the bot-wide budget (a 429 hold, or its slot passed)")
+
+
+def delivered(result: object) -> Outcome:
+    """Return the sent outcome carrying the message id Telegram answered with (None if it gave none).
+
+    An album (copyMessages answers a list of MessageIds) keeps its first part's id.
+    """
+    if isinstance(result, list) and result:
+        result = result[0]
+    message_id = result.get("message_id") if isinstance(result, dict) else None
+    return Outcome(SENT, message_id=message_id) if type(message_id) is int else OK
 
 
 def classify(exc: BaseException | None) -> Outcome:

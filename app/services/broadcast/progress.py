@@ -7,7 +7,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from app.extensions import db
 from app.models.broadcast import CANCELLED, PAUSED, QUEUED, RUNNING, TERMINAL, BroadcastJob
-from app.services.broadcast.status import job_status
+from app.services.broadcast.status import job_status, retry_offer
 from app.texts import t
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,15 @@ def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMark
         rows.append([InlineKeyboardButton(t("btn_resume", lang), callback_data=f"w.resume:{job_id}")])
     rows.append([InlineKeyboardButton(t("btn_cancel_job", lang), callback_data=f"w.cancel_job:{job_id}")])
     return InlineKeyboardMarkup(rows)
+
+
+def summary_keyboard(status: dict, lang: str) -> InlineKeyboardMarkup | None:
+    """Return the summary's retry buttons (app.bot.keyboards.retry_rows' callbacks), or None when nobody is left."""
+    failed, unknown = retry_offer(status)
+    rows = [[InlineKeyboardButton(t("btn_retry", lang), callback_data=f"j.retry:{status['id']}")]] if failed else []
+    if unknown:
+        rows.append([InlineKeyboardButton(t("btn_retry_unknown", lang), callback_data=f"j.retry_u:{status['id']}")])
+    return InlineKeyboardMarkup(rows) if rows else None
 
 
 def _snapshot(job_id: int) -> tuple[dict, int | None, int | None] | None:

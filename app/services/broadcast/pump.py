@@ -19,7 +19,7 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
 from app.services.broadcast import greeting, schedule
 from app.services.broadcast import jobs as jobs_service
-from app.services.broadcast.outcomes import HELD_BACK, classify
+from app.services.broadcast.outcomes import HELD_BACK, classify, delivered
 from app.services.broadcast.recorder import Recorder
 from app.services.broadcast.status import job_status
 from app.services.broadcast.stops import JOB_ENDED, Stop
@@ -249,9 +249,10 @@ class Pump:
                             self.sleep(delay)
                         if not budget.clear_at(at, booked_at, late_ok=True):
                             return HELD_BACK
-            self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline, retry_unknown=False,
-                             broadcast=True, slot_taken=True, chat_taken=chat_taken, may_retry=self.may_retry)
-            return classify(None)
+            result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
+                                      retry_unknown=False, broadcast=True, slot_taken=True, chat_taken=chat_taken,
+                                      may_retry=self.may_retry)
+            return delivered(result)
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
                 log.exception("unexpected error sending to %s", user_id)

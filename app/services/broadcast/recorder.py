@@ -43,6 +43,8 @@ class Plan:
     """The writes that record one group of finished sends (judged once, written until it sticks)."""
 
     finals: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
+    # (item id, message id) of sent items: written by one UPDATE that sets each item's own message id.
+    sent: list[tuple[int, int | None]] = field(default_factory=list)
     back: list[int] = field(default_factory=list)
     reopen: list[int] = field(default_factory=list)
     blocked: list[int] = field(default_factory=list)
@@ -166,7 +168,7 @@ class Recorder:
             if kind == oc.FAILED and self.p.stop == Stop.BREAKER:
                 kind = oc.NOT_SENT  # in flight when the breaker opened: same fault, not the recipient's
             if kind == oc.SENT:
-                plan.finals[(SENT, "")].append(item_id)
+                plan.sent.append((item_id, outcome.message_id))
             elif kind in FINAL_STATUS:
                 plan.finals[(FINAL_STATUS[kind], outcome.error or "")].append(item_id)
             else:
@@ -188,6 +190,7 @@ class Recorder:
         """Write one plan; counters move by the rows really changed, so a replay adds nothing."""
         now = self.p.now()
         counts: dict[str, int] = defaultdict(int)
+        counts["sent"] += items.set_sent(plan.sent, now)
         for (status, error), ids in plan.finals.items():
             counts[COUNTER[status]] += items.set_final(ids, status, now, error)
         items.set_final(plan.back, PENDING, now)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from app.clock import utcnow
-from app.models.broadcast import CANCELLED, BroadcastJob
+from app.models.broadcast import CANCELLED, COMPLETED, PAUSED, BroadcastJob
 from app.services.broadcast.send_time import tehran_iso
 
 
@@ -49,3 +49,14 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
         "send_at": _iso(job.send_at), "send_at_tehran": tehran_iso(job.send_at),
         "schedule_missed": job.missed_at is not None,
     }
+
+
+def retry_offer(status: dict) -> tuple[int, int]:
+    """Return (failed + unsent, unknown) a retry could reach, per the job's counters; (0, 0) if it may not run.
+
+    For the buttons only: the ledger decides at retry time (app.services.broadcast.retry),
+    leaving out users blocked since and users an earlier retry already holds.
+    """
+    if status["status"] not in (COMPLETED, CANCELLED, PAUSED):
+        return 0, 0
+    return status["failed"] + status["not_sent"] + status["pending"], status["unknown"]

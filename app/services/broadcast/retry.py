@@ -1,0 +1,70 @@
+"""Retry a job: a new job, built from its ledger, for the recipients its message did not reach.
+
+Which items come back (one INSERT ... SELECT, app.repository.broadcast_items.populate_retry):
+  failed                  always (Telegram refused the message, not the recipient)
+  pending                 what a cancelled (or paused, see below) job left unsent
+  unknown                 only when asked: some of them did get it and get a second copy
+  sent, skipped, sending  never (skipped: the user blocked the bot or is gone;
+                          sending: still in flight, its outcome is recorded later)
+
+A paused job is cancelled by its retry, in the same transaction, so its
+pending items go out once, from the new job, and a later resume is refused.
+A completed or cancelled job is retried as it is; a queued or running one is
+refused (pause or cancel it first). Users that another retry of the same job
+already holds are left out, so retrying twice never sends twice.
+"""
+from __future__ import annotations
+
+import logging
+
+from app.clock import utcnow
+from app.extensions import db
+from app.models.broadcast import ITEM_FAILED, PAUSED, PENDING, UNKNOWN, BroadcastJob
+from app.repository import broadcast_items as items
+from app.repository import broadcast_jobs as jobs_repo
+from app.services import audit
+from app.services.broadcast import jobs
+
+log = logging.getLogger(__name__)
+# The job columns a retry copies: its content, its audience as shown, its send options.
+COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "content_type",
+          "from_chat_id", "source_message_id", "source_message_ids", "text", "parse_mode", "button_text", "button_url",
+          "silent", "protect")
+
+
+class NotRetryable(ValueError):
+    """The job does not exist or is queued/running."""
+
+
+class NothingToRetry(ValueError):
+    """The job's ledger holds nobody to send to again."""
+
+
+def retry_job(job_id: int, *, include_unknown: bool = False, actor: str | None = None,
+              created_by: int | None = None, progress_chat_id: int | None = None, lang: str = "fa",
+              settings: dict | None = None) -> BroadcastJob:
+    """Create and queue the retry of a completed, cancelled or paused job; return the new job."""
+    db.session.commit()  # the lock below must be this transaction's first statement
+    was = jobs_repo.lock_for_retry(job_id, utcnow())
+    if was is None:
+        job = db.session.get(BroadcastJob, job_id)
+        state = job.status if job else None
+        db.session.rollback()
+        raise NotRetryable(f"job {job_id} is {state}; only a completed, cancelled or paused job can be retried"
+                           if state else f"no broadcast job {job_id}")
+    source = db.session.get(BroadcastJob, job_id)
+    statuses = (ITEM_FAILED, PENDING, UNKNOWN) if include_unknown else (ITEM_FAILED, PENDING)
+    job = jobs.insert_draft(settings, **{name: getattr(source, name) for name in COPIED}, retry_of=job_id,
+                            created_by=created_by, progress_chat_id=progress_chat_id, progress_lang=lang,
+                            created_at=utcnow())
+    total = items.populate_retry(job.id, job_id, statuses)
+    if total == 0:
+        db.session.rollback()  # a paused job stays paused: nothing was retried
+        raise NothingToRetry(f"job {job_id} has nobody left to send to again")
+    kinds = "+".join(statuses)
+    if was == PAUSED:
+        audit.record(actor, audit.CANCELLED, job_id, f"to retry it as job {job.id}")
+    audit.record(actor, audit.RETRIED, job_id, f"as job {job.id}: {kinds} total={total}")
+    jobs.queue_populated(job, total, actor, audit.RETRIED, f"of job {job_id}: {kinds} total={total}")
+    log.info("broadcast job %s retries job %s: %s items (%s)", job.id, job_id, total, kinds)
+    return job

@@ -1,0 +1,106 @@
+"""Retry and export from a job's view and its summary, through the webhook and the simulator."""
+import base64
+
+import pytest
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import BroadcastJobItem
+from app.services import audit
+from app.services.broadcast import export, jobs
+from app.services.broadcast.pump import pump
+from app.texts import t
+from tests.bot.test_history import trail, view_of
+from tests.bot.wizard import all_jobs, buttons, last_answer, press, tap
+from tests.broadcast.helpers import engine_settings, reload
+from tests.conftest import ADMIN_ID
+from tests.factories import create_user
+
+pytestmark = pytest.mark.usefixtures("fast_telegram")
+OK, REFUSED, BLOCKED, LOST = 7001, 7002, 7003, 7004
+
+
+def copies_to(simulator, chat_id: int) -> int:
+    """Count the broadcast copies a recipient got."""
+    return len(simulator.deliveries("sendMessage", chat_id))
+
+
+def finished_job_with_failures(simulator) -> int:
+    """Run a job by the admin where one message is refused, one user blocked the bot, one outcome is lost."""
+    for user_id, name in ((OK, "علی"), (REFUSED, "sara"), (BLOCKED, None), (LOST, "رضا")):
+        create_user(user_id, username=name)
+    simulator.state.set_chats("refuse", [REFUSED])
+    simulator.state.set_chats("block", [BLOCKED])
+    simulator.state.set_chats("lose", [LOST])
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر 🎉"},
+                          settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID))
+    assert pump(job.id, 10, settings=engine_settings()).stop == "done"
+    simulator.state.set_chats("restore", [REFUSED, LOST])
+    return job.id
+
+
+def test_retry_from_the_view_reaches_only_the_failed_and_the_summary_offers_it(client, simulator):
+    job_id = finished_job_with_failures(simulator)
+    [summary] = [d for d in simulator.deliveries("sendMessage", ADMIN_ID)]
+    assert buttons(summary) == [f"j.retry:{job_id}", f"j.retry_u:{job_id}"]
+
+    tap(client, simulator, f"j.view:{job_id}")
+    view = view_of(simulator, job_id)
+    assert buttons(view) == [f"j.retry:{job_id}", f"j.retry_u:{job_id}", f"j.export:{job_id}", "j.list"]
+    assert view["text"].endswith("\n\n" + t("retry_unknown_warning", n=1))
+
+    press(client, simulator, "j.retry", under=view)
+    [_, new] = all_jobs()
+    assert last_answer(simulator)["text"] == t("cb_retried", id=new.id, total=1)
+    assert (new.retry_of, new.status, new.created_by, new.progress_chat_id) == (job_id, "completed", ADMIN_ID,
+                                                                                 ADMIN_ID)
+    assert {u: copies_to(simulator, u) for u in (OK, REFUSED, BLOCKED, LOST)} == {OK: 1, REFUSED: 1, BLOCKED: 0,
+                                                                                  LOST: 1}
+    # Unknown ones only when asked for, under the warning: the lost user gets a second copy.
+    press(client, simulator, "j.retry_u", under=view)
+    assert copies_to(simulator, LOST) == 2 and copies_to(simulator, REFUSED) == 1
+    press(client, simulator, "j.retry_u", under=view)
+    assert last_answer(simulator)["text"] == t("cb_retry_nothing")
+    assert trail(job_id)[-2:] == [(f"admin:{ADMIN_ID}", "retried")] * 2
+
+
+def test_export_sends_the_ledger_as_a_csv_document(client, simulator, monkeypatch):
+    job_id = finished_job_with_failures(simulator)
+    monkeypatch.setattr(export, "PAGE_ROWS", 3)
+    tap(client, simulator, f"j.view:{job_id}")
+    press(client, simulator, "j.export", under=view_of(simulator, job_id))
+    assert last_answer(simulator)["text"] == t("cb_exporting")
+    [document] = simulator.deliveries("sendDocument", ADMIN_ID)
+    got = base64.b64decode(document["document_base64"])
+    assert got == b"".join(chunk for chunk, _ in export.csv_chunks(job_id, page_rows=1000))
+    lines = got.decode("utf-8-sig").splitlines()
+    ids = dict(db.session.execute(select(BroadcastJobItem.user_id, BroadcastJobItem.message_id)
+                                  .where(BroadcastJobItem.job_id == job_id)).all())
+    db.session.commit()
+    assert lines[0] == "user_id,username,status,error,time,message_id" and len(lines) == 5
+    assert lines[1].startswith(f"{OK},علی,sent,,") and lines[1].endswith(f",{ids[OK]}")
+    assert ids[OK] == simulator.deliveries("sendMessage", OK)[0]["message_id"]
+    assert lines[2].startswith(f"{REFUSED},sara,failed,Bad Request: message refused by the simulator,,")
+    assert lines[3].startswith(f"{BLOCKED},,skipped,Forbidden: bot was blocked by the user,,")
+    assert (document["document_name"], document["caption"]) == (f"broadcast-{job_id}-ledger.csv",
+                                                                t("export_caption", id=job_id, rows=4))
+    assert trail(job_id)[-1] == (f"admin:{ADMIN_ID}", "exported")
+
+
+def test_retry_of_a_paused_job_cancels_it_so_its_resume_cannot_send_twice(client, simulator):
+    for user_id in (OK, REFUSED):
+        create_user(user_id)
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
+                          settings=engine_settings())
+    assert jobs.pause_job(job.id)
+    tap(client, simulator, f"j.view:{job.id}")
+    view = view_of(simulator, job.id)
+    assert view["text"].endswith(t("retry_paused_note"))
+    press(client, simulator, "j.retry", under=view)
+    edit = [d for d in simulator.deliveries("editMessageText", ADMIN_ID) if d["message_id"] == view["message_id"]][-1]
+    assert f"— {t('status_cancelled')}\n" in edit["text"]
+    assert reload(job.id).status == "cancelled"
+    tap(client, simulator, f"w.resume:{job.id}", message_id=view["message_id"])
+    assert last_answer(simulator)["text"] == t("cb_finished")
+    assert pump(job.id, 5, settings=engine_settings()).stop == "not_running"
+    assert (copies_to(simulator, OK), copies_to(simulator, REFUSED)) == (1, 1)

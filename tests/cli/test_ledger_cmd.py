@@ -1,0 +1,131 @@
+"""`flask broadcast retry | export | purge` on the real database, against the simulator."""
+import codecs
+from datetime import timedelta
+
+from sqlalchemy import select, update
+
+from app.clock import utcnow
+from app.extensions import db
+from app.models import BroadcastJob, BroadcastJobItem
+from app.services import audit
+from app.services.broadcast import export
+from app.services.broadcast.pump import pump
+from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, engine_settings, reload
+from tests.cli.proc import run_flask
+from tests.factories import create_user
+
+I = BroadcastJobItem  # noqa: E741
+NAMES = ["علی", None, "sara_k", "رضا", "blocked_one", "lost"]
+
+
+def users_with_names() -> list[int]:
+    """Create six recipients, most with a username (Persian ones too)."""
+    ids = [BASE_ID + i for i in range(len(NAMES))]
+    for user_id, name in zip(ids, NAMES, strict=True):
+        create_user(user_id, username=name)
+    return ids
+
+
+def failing_job(simulator) -> tuple[int, list[int]]:
+    """Run a job where users[1] is refused, users[4] blocked the bot and users[5]'s outcome is lost."""
+    simulator.configure(per_chat_limits=False)
+    users = users_with_names()
+    simulator.state.set_chats("refuse", [users[1]])
+    simulator.state.set_chats("block", [users[4]])
+    simulator.state.set_chats("lose", [users[5]])
+    job = create_text_job(settings=engine_settings())
+    assert pump(job.id, 20, settings=engine_settings()).stop == "done"
+    assert assert_consistent(job.id) == {"sent": 3, "failed": 1, "skipped": 1, "unknown": 1}
+    simulator.state.set_chats("restore", [users[1], users[5]])
+    return job.id, users
+
+
+def recipients(simulator) -> list[int]:
+    """Return the chats of every broadcast copy, in order."""
+    return [d["chat_id"] for d in simulator.deliveries("sendMessage") if d["chat_id"] >= BASE_ID]
+
+
+def test_retry_prints_the_new_id_and_reaches_exactly_the_users_with_no_copy(runner, simulator):
+    job_id, users = failing_job(simulator)
+    before = recipients(simulator)
+    result = runner.invoke(args=["broadcast", "retry", str(job_id)])
+    assert result.exit_code == 0, result.output
+    new_id = int(result.stdout)
+    assert result.stdout == f"{new_id}\n" and reload(new_id).retry_of == job_id
+    assert pump(new_id, 20, settings=engine_settings()).stop == "done"
+    assert recipients(simulator)[len(before):] == [users[1]]  # not the blocked user, not the unknown one
+
+    again = runner.invoke(args=["broadcast", "retry", str(job_id)])
+    assert again.exit_code == 2 and "nobody left" in again.stderr
+    with_unknown = runner.invoke(args=["broadcast", "retry", str(job_id), "--include-unknown"])
+    assert with_unknown.exit_code == 0, with_unknown.output
+    assert with_unknown.stdout.strip().isdigit() and "second copy" in with_unknown.stderr
+    assert pump(int(with_unknown.stdout), 20, settings=engine_settings()).stop == "done"
+    assert recipients(simulator)[len(before) + 1:] == [users[5]]
+    assert [(e["actor"], e["action"]) for e in audit.entries(job_id)][-2:] == [("cli", "retried")] * 2
+
+
+def test_retry_refuses_a_running_or_missing_job(runner, simulator):
+    users_with_names()
+    job = create_text_job()
+    result = runner.invoke(args=["broadcast", "retry", str(job.id)])
+    assert result.exit_code == 1 and f"job {job.id} is running" in result.stderr
+    missing = runner.invoke(args=["broadcast", "retry", "424242"])
+    assert missing.exit_code == 1 and "no broadcast job 424242" in missing.stderr
+
+
+def expected_csv(job_id: int) -> bytes:
+    """Build the ledger CSV independently: one line per item in id order, UTF-8 with a BOM."""
+    rows = db.session.execute(select(I.user_id, I.status, I.error, I.sent_at, I.message_id)
+                              .where(I.job_id == job_id).order_by(I.id)).all()
+    db.session.commit()
+    lines = ["user_id,username,status,error,time,message_id"]
+    for user_id, status, error, sent_at, message_id in rows:
+        name = NAMES[user_id - BASE_ID] or ""
+        at = sent_at.strftime("%Y-%m-%d %H:%M:%S") if sent_at else ""
+        lines.append(f"{user_id},{name},{status},{error or ''},{at},{message_id or ''}")
+    return codecs.BOM_UTF8 + "\r\n".join(lines + [""]).encode()
+
+
+def test_export_streams_the_ledger_to_stdout_and_to_a_file(runner, simulator, tmp_path, monkeypatch):
+    job_id, users = failing_job(simulator)
+    monkeypatch.setattr(export, "PAGE_ROWS", 2)  # three pages of two rows, read by keyset
+    expected = expected_csv(job_id)
+    assert b",sent,," in expected and "علی".encode() in expected and b"message refused" in expected
+    result = runner.invoke(args=["broadcast", "export", str(job_id), "--csv", "-"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout_bytes == expected
+    target = tmp_path / "ledger.csv"
+    result = runner.invoke(args=["broadcast", "export", str(job_id), "--csv", str(target)])
+    assert result.stdout == f"wrote 6 rows of job {job_id} to {target}\n"
+    assert target.read_bytes() == expected
+    assert [e["detail"] for e in audit.entries(job_id) if e["action"] == "exported"] == [
+        "6 rows to standard output", f"6 rows to {target}"]
+    missing = runner.invoke(args=["broadcast", "export", "424242", "--csv", str(tmp_path / "none.csv")])
+    assert missing.exit_code == 1 and not (tmp_path / "none.csv").exists()
+
+
+def test_purge_says_what_it_removes_and_keeps_recent_items(runner, simulator):
+    users_with_names()
+    old, recent = create_text_job(), create_text_job()
+    now = utcnow()
+    for job, finished in ((old, now - timedelta(days=9)), (recent, now - timedelta(hours=30))):
+        db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job.id).values(
+            status="completed", active_slot=None, sent_count=6, finished_at=finished))
+        db.session.execute(update(I).where(I.job_id == job.id).values(status="sent", sent_at=finished))
+    db.session.commit()
+    result = runner.invoke(args=["broadcast", "purge", "--older-than", "0"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("removed 6 items of 1 jobs finished before ") and "48 hours" in lines[0]
+    assert lines[1:] == [f"  job {old.id}: 6 items"]
+    kept = db.session.execute(select(I.job_id).where(I.job_id.in_([old.id, recent.id]))).scalars().all()
+    assert kept == [recent.id] * 6
+    assert (reload(old.id).sent_count, reload(old.id).total_count) == (6, 6)
+
+
+def test_export_to_stdout_of_a_real_process_is_the_csv_alone(runner, simulator, database_url):
+    job_id, _ = failing_job(simulator)
+    result = run_flask(database_url, simulator, "broadcast", "export", str(job_id), "--csv", "-")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.encode() == expected_csv(job_id).replace(b"\r\n", b"\n")  # text mode reads \r\n as \n
