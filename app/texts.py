@@ -228,6 +228,30 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "🏁 Broadcast #{id} {status}.\n✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n"
               "❓ Unknown: {unknown}\n{unsent}\n⏱ Took: {duration}",
     },
+    # --- unsend and edit: action jobs over a finished broadcast's copies ---
+    "action_title_unsend": {"fa": "🗑 حذف ارسال #{source} از همه (کار #{id})",
+                            "en": "🗑 Unsend of broadcast #{source} (job #{id})"},
+    "action_title_edit": {"fa": "✏️ ویرایش ارسال #{source} برای همه (کار #{id})",
+                          "en": "✏️ Edit of broadcast #{source} (job #{id})"},
+    "action_counts_unsend": {
+        "fa": "🗑 حذف‌شده: {sent}\n👻 از قبل حذف شده بود: {gone}\n⌛️ قدیمی‌تر از ۴۸ ساعت (حذف‌نشدنی): {too_old}\n"
+              "🚫 ردشده (مسدود/نامعتبر): {skipped}\n❌ ناموفق: {failed}\n❓ نامعلوم: {unknown}",
+        "en": "🗑 Deleted: {sent}\n👻 Already gone: {gone}\n⌛️ Older than 48 h (cannot delete): {too_old}\n"
+              "🚫 Skipped (blocked/invalid): {skipped}\n❌ Failed: {failed}\n❓ Unknown: {unknown}",
+    },
+    "action_counts_edit": {
+        "fa": "✏️ ویرایش‌شده: {sent}\n👻 پیام دیگر وجود ندارد: {gone}\n"
+              "🚫 ردشده (مسدود/نامعتبر): {skipped}\n❌ ناموفق: {failed}\n❓ نامعلوم: {unknown}",
+        "en": "✏️ Edited: {sent}\n👻 Message gone: {gone}\n"
+              "🚫 Skipped (blocked/invalid): {skipped}\n❌ Failed: {failed}\n❓ Unknown: {unknown}",
+    },
+    "progress_action": {
+        "fa": "{title} — {status}\n{bar} {percent}٪\n{counts}\n{unsent}\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه — زمان باقیمانده: {eta}{reason}",
+        "en": "{title} — {status}\n{bar} {percent}%\n{counts}\n{unsent}\n⚡️ Rate: {rate} msg/s — ETA: {eta}{reason}",
+    },
+    "summary_action": {"fa": "🏁 {title} {status}.\n{counts}\n{unsent}\n⏱ مدت: {duration}",
+                       "en": "🏁 {title} {status}.\n{counts}\n{unsent}\n⏱ Took: {duration}"},
     "paused_alert": {
         "fa": "⏸ ارسال همگانی #{id} خودکار متوقف شد.\nعلت: {reason}\nپس از رفع مشکل «ازسرگیری» را بزنید.",
         "en": "⏸ Broadcast #{id} was paused automatically.\nReason: {reason}\nTap “Resume” once it is fixed.",
@@ -305,6 +329,40 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_setting_changed": {"fa": "تنظیم تغییر کرد", "en": "setting changed"},
     "act_retried": {"fa": "دوباره ارسال شد", "en": "retried"},
     "act_exported": {"fa": "خروجی گرفته شد", "en": "exported"},
+    "btn_unsend": {"fa": "🗑 حذف از همه", "en": "🗑 Delete from everyone"},
+    "btn_edit_all": {"fa": "✏️ ویرایش همه", "en": "✏️ Edit everywhere"},
+    "btn_unsend_yes1": {"fa": "🗑 بله، حذف شود", "en": "🗑 Yes, delete it"},
+    "btn_unsend_yes2": {"fa": "⚠️ بله، از همه حذف کن", "en": "⚠️ Yes, delete from everyone"},
+    "btn_edit_yes": {"fa": "✏️ بله، ویرایش شود", "en": "✏️ Yes, edit it"},
+    "btn_act_abort": {"fa": "↩️ انصراف", "en": "↩️ Abort"},
+    "unsend_confirm1": {
+        "fa": "🗑 ارسال #{id} از گفتگوی {total} کاربر حذف شود؟\nتلگرام فقط پیام‌های کمتر از ۴۸ ساعت را حذف می‌کند.",
+        "en": "🗑 Delete broadcast #{id} from the chats of {total} users?\n"
+              "Telegram only deletes messages younger than 48 hours.",
+    },
+    "unsend_confirm2": {"fa": "⚠️ مطمئن هستید؟ حذف ارسال #{id} برگشت‌پذیر نیست.",
+                        "en": "⚠️ Are you sure? Deleting broadcast #{id} cannot be undone."},
+    "edit_ask_text": {"fa": "✏️ متن تازه‌ی ارسال #{id} را بفرستید (حداکثر {limit} نویسه).",
+                      "en": "✏️ Send the new text of broadcast #{id} (at most {limit} characters)."},
+    "edit_ask_caption": {"fa": "✏️ توضیح (کپشن) تازه‌ی ارسال #{id} را بفرستید (حداکثر {limit} نویسه).",
+                         "en": "✏️ Send the new caption of broadcast #{id} (at most {limit} characters)."},
+    "edit_need_text": {"fa": "❌ فقط متن بفرستید (یا رسانه با توضیح).", "en": "❌ Send a text (or media with a caption)."},
+    "edit_too_long": {"fa": "❌ متن خالی یا بلندتر از حد مجاز است ({length} از {limit} نویسه).",
+                      "en": "❌ The text is empty or too long ({length} of {limit} characters)."},
+    "edit_confirm": {"fa": "✏️ همه‌ی نسخه‌های ارسال #{id} به این متن تغییر کنند؟\n\n{text}",
+                     "en": "✏️ Change every copy of broadcast #{id} to this text?\n\n{text}"},
+    "act_aborted": {"fa": "لغو شد؛ چیزی تغییر نکرد.", "en": "Aborted; nothing changed."},
+    "act_too_old": {"fa": "⌛ همه‌ی نسخه‌های ارسال #{id} قدیمی‌تر از ۴۸ ساعت‌اند؛ تلگرام اجازه‌ی حذف نمی‌دهد.",
+                    "en": "⌛ Every copy of broadcast #{id} is older than 48 hours; Telegram no longer allows deleting them."},
+    "act_nothing": {"fa": "این ارسال نسخه‌ی تحویل‌شده‌ای ندارد.", "en": "This broadcast has no delivered copy."},
+    "act_not_finished": {"fa": "ارسال #{id} هنوز تمام نشده است؛ صبر کنید یا آن را لغو کنید.",
+                         "en": "Broadcast #{id} has not finished; wait for it or cancel it first."},
+    "act_started_unsend": {"fa": "🗑 حذف ارسال #{source} از {total} گفتگو آغاز شد (کار #{id}).",
+                           "en": "🗑 Deleting broadcast #{source} from {total} chats has started (job #{id})."},
+    "act_started_edit": {"fa": "✏️ ویرایش ارسال #{source} در {total} گفتگو آغاز شد (کار #{id}).",
+                         "en": "✏️ Editing broadcast #{source} in {total} chats has started (job #{id})."},
+    "act_unsent": {"fa": "از همه حذف شد", "en": "unsent"},
+    "act_edited": {"fa": "برای همه ویرایش شد", "en": "edited everywhere"},
     # --- the ledger: retry and export ---
     "btn_retry": {"fa": "🔁 ارسال دوباره به ناموفق‌ها", "en": "🔁 Send again to the failed"},
     "btn_retry_unknown": {"fa": "🔁 ناموفق‌ها + نامعلوم‌ها ⚠️", "en": "🔁 Failed + unknown ⚠️"},

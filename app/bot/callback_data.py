@@ -42,6 +42,10 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "j.retry": ("retry", "id", False),
     "j.retry_u": ("retry_unknown", "id", False),
     "j.export": ("export", "id", False),
+    "j.unsend": ("unsend", "id", False),
+    "j.edit": ("edit_all", "id", False),
+    "a.yes": ("act_yes", None, True),
+    "a.no": ("act_no", None, True),
 }
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
 TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})

@@ -6,10 +6,10 @@ from datetime import datetime
 from app.bot import keyboards
 from app.bot.context import BotContext
 from app.clock import utcnow
-from app.models.broadcast import PAUSED
+from app.models.broadcast import KIND_SEND, PAUSED, TERMINAL
 from app.services import audit, stats
 from app.services.broadcast import jobs
-from app.services.broadcast.progress import format_duration, unsent_line
+from app.services.broadcast.progress import action_counts, action_title, format_duration, is_action, unsent_line
 from app.services.broadcast.status import job_status, retry_offer
 from app.texts import TEXTS, t
 
@@ -64,8 +64,13 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     status, author = job_status(job, now), job.created_by
     entries = audit.entries(status["id"], limit=VIEW_AUDIT_ENTRIES)
     offer = retry_offer(status)
-    markup = keyboards.job_actions(lang, status["id"], status["status"], offer)
-    return job_view_text(status, author, entries, lang, now) + retry_notes(status, offer, lang), markup
+    # Unsend / edit everywhere: a finished broadcast (not itself an unsend or edit) that delivered copies.
+    act = status["kind"] == KIND_SEND and status["status"] in TERMINAL and status["sent"] > 0
+    markup = keyboards.job_actions(lang, status["id"], status["status"], offer, act)
+    text = job_view_text(status, author, entries, lang, now)
+    if is_action(status):
+        text += "\n\n" + action_title(status, lang) + "\n" + action_counts(status, lang)
+    return text + retry_notes(status, offer, lang), markup
 
 
 def retry_notes(status: dict, offer: tuple[int, int], lang: str) -> str:

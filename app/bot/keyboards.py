@@ -68,16 +68,17 @@ def job_list(lang: str, statuses: list[dict]) -> dict:
     """Return one button per job: "#id — status — done/total", opening its view."""
     rows = []
     for s in statuses:
-        done = s["sent"] + s["failed"] + s["skipped"] + s["unknown"]
+        done = s["sent"] + s["failed"] + s["skipped"] + s["unknown"] + s.get("gone", 0) + s.get("too_old", 0)
         label = t("job_row", lang, id=s["id"], status=t(f"status_{s['status']}", lang), done=done, total=s["total"])
         rows.append([(label, build("job_view", s["id"]))])
     return _inline(rows)
 
 
-def job_actions(lang: str, job_id: int, status: str, retry: tuple[int, int] = (0, 0)) -> dict:
+def job_actions(lang: str, job_id: int, status: str, retry: tuple[int, int] = (0, 0), act: bool = False) -> dict:
     """Return a job view's buttons: the actions its state allows, then "back to the list".
 
     retry: (failed + unsent, unknown) a retry could reach (app.services.broadcast.status.retry_offer).
+    act: the job is a finished broadcast with delivered copies (unsend and edit apply).
     """
     rows = []
     if status in (RUNNING, QUEUED):
@@ -88,6 +89,9 @@ def job_actions(lang: str, job_id: int, status: str, retry: tuple[int, int] = (0
         rows.append([(t("btn_cancel_job", lang), build("cancel_job", job_id))])
     # Retry, unsend, edit and export add their rows here, each only in the states it applies to.
     rows.extend(retry_rows(lang, job_id, retry))
+    if act:
+        rows.append([(t("btn_unsend", lang), build("unsend", job_id)),
+                     (t("btn_edit_all", lang), build("edit_all", job_id))])
     rows.append([(t("btn_export", lang), build("export", job_id))])
     rows.append([(t("btn_jobs_back", lang), build("job_list"))])
     return _inline(rows)
@@ -100,6 +104,17 @@ def retry_rows(lang: str, job_id: int, retry: tuple[int, int]) -> list[list[tupl
     if unknown:
         rows.append([(t("btn_retry_unknown", lang), build("retry_unknown", job_id))])
     return rows
+
+
+def action_confirm(lang: str, token: str, yes_key: str) -> dict:
+    """Return an unsend/edit question's yes / abort buttons, bound to this one question."""
+    return _inline([[(t(yes_key, lang), build("act_yes", token=token)),
+                     (t("btn_act_abort", lang), build("act_no", token=token))]])
+
+
+def action_abort(lang: str, token: str) -> dict:
+    """Return the abort button under "send the new text", bound to that question."""
+    return _inline([[(t("btn_act_abort", lang), build("act_no", token=token))]])
 
 
 def _inline(rows: list[list[tuple[str, str]]]) -> dict:

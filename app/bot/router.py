@@ -19,6 +19,7 @@ from app.bot import (
     presend,
     schedule_wizard,
     start,
+    unsend_edit,
 )
 from app.bot.callback_data import parse
 from app.bot.context import BotContext
@@ -55,6 +56,8 @@ DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     "toggle": presend.on_toggle,
     "schedule": schedule_wizard.on_schedule,
     "at": schedule_wizard.on_preset,
+    "act_yes": unsend_edit.on_yes,
+    "act_no": unsend_edit.on_no,
 }
 CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "continue": broadcast_controls.on_continue,
@@ -69,12 +72,15 @@ CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "retry": ledger.on_retry,
     "retry_unknown": ledger.on_retry_unknown,
     "export": ledger.on_export,
+    "unsend": unsend_edit.on_unsend,
+    "edit_all": unsend_edit.on_edit,
 }
 # An admin's free-form message goes to the conversation their state names.
 STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {
     "wiz": broadcast_wizard.on_input,
     "settings": admin_settings.on_input,
     "sched": schedule_wizard.on_input,
+    "act": unsend_edit.on_input,
 }
 
 

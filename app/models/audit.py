@@ -9,10 +9,11 @@ from app.models.base import MYSQL_TABLE_ARGS, BigId
 
 # Actors besides "admin:<telegram id>".
 ACTOR_CLI, ACTOR_CRON, ACTOR_SYSTEM = "cli", "cron", "system"
-# Actions recorded today; unsent, edited and scheduled come with their features.
+# Actions recorded in the log.
 CREATED, CONFIRMED, PAUSED, RESUMED, CANCELLED = "created", "confirmed", "paused", "resumed", "cancelled"
 SCHEDULED = "scheduled"
 RETRIED, EXPORTED = "retried", "exported"
+UNSENT, EDITED = "unsent", "edited"
 SETTING_CHANGED = "setting_changed"
 
 

@@ -21,6 +21,15 @@ Job states (each transition is one guarded UPDATE in app.repository.broadcast_jo
                         (app.services.broadcast.retry: its pending items go to the new job)
 Terminal states (completed, cancelled) never change again.
 
+Action jobs (kind 'unsend' or 'edit', app.services.broadcast.actions) go through the same states
+and the same pump; their items are the source job's sent items with its message_id, and
+per kind the counters mean:
+  sent_count     unsend: copies deleted            edit: copies edited (or already so)
+  gone_count     the copy no longer exists (the user deleted it, or an earlier unsend did)
+  too_old_count  unsend: older than 48 hours, Telegram refuses to delete it
+  skipped_count  the recipient blocked the bot or is gone
+  failed_count   Telegram refused for another reason; unknown_count: no verdict after retries
+
 Item states (app.repository.broadcast_items):
   pending -> sending    fenced by the lease, just before the request goes out
   sending -> sent | failed | skipped | unknown   outcome recorded under the lease
@@ -31,6 +40,9 @@ Item states (app.repository.broadcast_items):
   failed  -> pending    the breaker judged a streak of failures not the recipients' fault
   sending -> unknown    the pump holding it died: counted by the next lease holder
                         (running job) or by cron (cancelled/paused job, lease dead)
+  sending -> pending    (action jobs) the pump holding it died: a delete or an edit is
+                        safe to repeat, so the next lease holder does it again
+  sending -> gone | too_old   (action jobs) outcomes of a delete or edit
 """
 from datetime import datetime
 
@@ -61,7 +73,13 @@ ACTIVE = (QUEUED, RUNNING, PAUSED)
 PENDING, SENDING, SENT = "pending", "sending", "sent"
 ITEM_FAILED, SKIPPED, UNKNOWN = "failed", "skipped", "unknown"
 
+# Action items only: the copy was already gone, or older than Telegram lets a bot delete (48 h).
+GONE, TOO_OLD = "gone", "too_old"
+
 CONTENT_COPY, CONTENT_TEXT, CONTENT_ALBUM = "copy", "text", "album"
+# What a job does to its recipients: send the message, or act on the copies another job sent.
+KIND_SEND, KIND_UNSEND, KIND_EDIT = "send", "unsend", "edit"
+ACTION_KINDS = (KIND_UNSEND, KIND_EDIT)
 
 
 class BroadcastJob(db.Model):
@@ -92,6 +110,12 @@ class BroadcastJob(db.Model):
     failed_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     skipped_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     unknown_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Action jobs only (see the module docstring): copies already gone, and copies too old to delete.
+    gone_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    too_old_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    kind: Mapped[str] = mapped_column(String(8), default=KIND_SEND, server_default=KIND_SEND)
+    # An action job's source: the broadcast whose copies it deletes or edits.
+    source_job_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     lease_token: Mapped[str | None] = mapped_column(String(36))
     lease_expires_at: Mapped[datetime | None] = mapped_column(PreciseDateTime)
     not_before: Mapped[datetime | None] = mapped_column(PreciseDateTime)
@@ -119,7 +143,8 @@ class BroadcastJob(db.Model):
     @property
     def processed_count(self) -> int:
         """Items with a final outcome."""
-        return self.sent_count + self.failed_count + self.skipped_count + self.unknown_count
+        return (self.sent_count + self.failed_count + self.skipped_count + self.unknown_count
+                + self.gone_count + self.too_old_count)
 
     @property
     def pending_count(self) -> int:

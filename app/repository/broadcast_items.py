@@ -93,6 +93,34 @@ def populate_retry(job_id: int, source_id: int, statuses: tuple[str, ...]) -> in
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
+def populate_action(job_id: int, source_id: int) -> int:
+    """Insert one pending item per sent item of the source that kept its message id (one INSERT ... SELECT).
+
+    An action job (unsend, edit) acts on the copies the source delivered, so
+    only the ledger's sent items with a recipient message id come over.
+    """
+    rows = (select(literal(job_id), I.user_id, literal(PENDING), I.message_id)
+            .where(I.job_id == source_id, I.status == SENT, I.message_id.is_not(None)).order_by(I.id))
+    db.session.execute(insert(I).from_select(["job_id", "user_id", "status", "message_id"], rows))
+    return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
+
+
+def sent_window(job_id: int) -> tuple[int, object]:
+    """Return (sent items with a message id, the newest one's sent_at) of a job."""
+    row = db.session.execute(select(func.count(), func.max(I.sent_at))
+                             .where(I.job_id == job_id, I.status == SENT, I.message_id.is_not(None))).one()
+    return row[0], row[1]
+
+
+def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple[int, int, int]]:
+    """Like next_pending, with each item's message id (the copy an action job deletes or edits)."""
+    rows = db.session.execute(
+        select(I.id, I.user_id, I.message_id).where(I.job_id == job_id, I.status == PENDING, I.id > after_id)
+        .order_by(I.id).limit(limit)
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
 def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]]:
     """Return up to limit (item id, user id) pending items after after_id, in id order."""
     rows = db.session.execute(
@@ -116,6 +144,14 @@ def mark_sending(ids: list[int]) -> int:
     if not ids:
         return 0
     stmt = update(I).where(I.id.in_(ids), I.status == PENDING).values(status=SENDING)
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
+
+
+def set_done(ids: list[int], now: datetime) -> int:
+    """sending -> sent for an action job's items, keeping each item's message id (the copy acted on)."""
+    if not ids:
+        return 0
+    stmt = update(I).where(I.id.in_(ids), I.status == SENDING).values(status=SENT, error=None, sent_at=now)
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 
@@ -155,16 +191,16 @@ def reopen_failed(ids: list[int]) -> int:
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 
-def expire_orphans(job_id: int) -> int:
+def expire_orphans(job_id: int, redo: bool = False) -> int:
     """sending -> unknown for items a dead pump left in flight; never re-sent.
 
     Called by the new lease holder: any item still 'sending' belongs to a pump
     whose lease expired, and its request may or may not have reached Telegram.
+    redo (action jobs): a delete or an edit is safe to repeat, so they go back to pending.
     """
-    stmt = (
-        update(I).where(I.job_id == job_id, I.status == SENDING)
-        .values(status=UNKNOWN, error="outcome unknown: the pump sending it stopped")
-    )
+    values = {"status": PENDING, "error": None} if redo else {
+        "status": UNKNOWN, "error": "outcome unknown: the pump sending it stopped"}
+    stmt = update(I).where(I.job_id == job_id, I.status == SENDING).values(**values)
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 

@@ -71,11 +71,12 @@ def release_lease(job_id: int, token: str) -> None:
     _update(J.id == job_id, J.lease_token == token, lease_token=None, lease_expires_at=None)
 
 
-def add_counts(job_id: int, *, sent=0, failed=0, skipped=0, unknown=0) -> None:
+def add_counts(job_id: int, *, sent=0, failed=0, skipped=0, unknown=0, gone=0, too_old=0) -> None:
     """Move counters by atomic increments, never read-modify-write."""
     values = {}
     for name, n, col in (("sent_count", sent, J.sent_count), ("failed_count", failed, J.failed_count),
-                         ("skipped_count", skipped, J.skipped_count), ("unknown_count", unknown, J.unknown_count)):
+                         ("skipped_count", skipped, J.skipped_count), ("unknown_count", unknown, J.unknown_count),
+                         ("gone_count", gone, J.gone_count), ("too_old_count", too_old, J.too_old_count)):
         if n:
             values[name] = col + n
     if values:
@@ -156,6 +157,14 @@ def lock_for_retry(job_id: int, now: datetime) -> str | None:
     if _update(J.id == job_id, J.status.in_(TERMINAL), status=J.status) == 1:
         return db.session.execute(select(J.status).where(J.id == job_id)).scalar()
     return None
+
+
+def lock_finished(job_id: int) -> bool:
+    """Lock a completed or cancelled job (a no-op UPDATE takes its row lock); False if it is not finished.
+
+    Two unsends (or edits) of one job then run one after the other.
+    """
+    return _update(J.id == job_id, J.status.in_(TERMINAL), status=J.status) == 1
 
 
 def complete_if_done(job_id: int, token: str, now: datetime) -> bool:

@@ -28,6 +28,7 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
     "editMessageCaption": methods_edit.edit_message_caption,
     "editMessageReplyMarkup": methods_edit.edit_message_reply_markup,
     "deleteMessage": methods_edit.delete_message,
+    "deleteMessages": methods_edit.delete_messages,
     "answerCallbackQuery": methods_misc.answer_callback_query,
     "getChatMember": methods_misc.get_chat_member,
     "getMyStarBalance": methods_misc.get_my_star_balance,

@@ -30,13 +30,15 @@ DEFAULTS: dict[str, Any] = {
     "webhook_timeout": 10.0,
     # What getMyStarBalance answers, in Stars (fractions become nanostar_amount).
     "star_balance": 1000.0,
+    # Seconds added to every message's age: deleteMessage(s) refuse messages older than 48 h.
+    "message_age_offset": 0.0,
 }
 
 _RATIOS = ("fail_429_ratio", "fail_5xx_ratio", "fail_5xx_after_delivery_ratio",
            "hang_after_delivery_ratio")
 _RATES = ("global_rate", "paid_rate", "group_rate")
 _FLOATS = ("latency_ms", "latency_jitter_ms", "private_chat_interval", "per_chat_tolerance",
-           "group_window", "hang_seconds", "webhook_timeout", "star_balance")
+           "group_window", "hang_seconds", "webhook_timeout", "star_balance", "message_age_offset")
 _BOOLS = ("per_chat_limits", "per_chat_edits", "strict_copy")
 
 

@@ -1,4 +1,4 @@
-"""editMessageText, editMessageCaption, editMessageReplyMarkup and deleteMessage."""
+"""editMessageText, editMessageCaption, editMessageReplyMarkup, deleteMessage and deleteMessages."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import time
 from app.simulator.content import caption_content, message_object, text_content
 from app.simulator.errors import NOT_MODIFIED, ApiError, bad_request
 from app.simulator.markup import get_markup, inline_only
+from app.simulator.methods_album import message_ids
 from app.simulator.params import get_chat_id, get_int
 from app.simulator.results import Produce
 from app.simulator.state import Msg, SimState
@@ -99,12 +100,58 @@ def edit_message_reply_markup(state: SimState, params: dict) -> Produce:
     return Produce(commit)
 
 
+# A bot may delete its messages in a private chat for this long.
+DELETE_WINDOW = 48 * 3600
+TOO_OLD = "message can't be deleted"
+GONE = "message to delete not found"
+
+
+def _too_old(state: SimState, msg: Msg) -> bool:
+    """True when the message is older than Telegram lets a bot delete it (config message_age_offset ages all)."""
+    return time.time() + state.cfg["message_age_offset"] - msg.date > DELETE_WINDOW
+
+
+def _attempt(state: SimState, chat_id: int, ids: list[int], result: str) -> None:
+    """Record one delete request's result (lock held); raise Telegram's error for a refused one."""
+    state.delete_attempts.append({"chat_id": chat_id, "message_ids": ids, "result": result})
+    if result != "deleted":
+        raise bad_request(result)
+
+
 def delete_message(state: SimState, params: dict) -> bool:
-    """Delete a message; True, or 400 when it does not exist."""
+    """Delete a message; True, or 400 when it does not exist or is older than 48 hours."""
     chat_id = get_chat_id(params)
     message_id = get_int(params, "message_id")
     with state.lock:
         state.check_chat(chat_id)
-        if not state.remove_message(chat_id, message_id):
-            raise bad_request("message to delete not found")
+        msg = state.find_message(chat_id, message_id)
+        if msg is None:
+            _attempt(state, chat_id, [message_id], GONE)
+        if _too_old(state, msg):
+            _attempt(state, chat_id, [message_id], TOO_OLD)
+        state.remove_message(chat_id, message_id)
+        _attempt(state, chat_id, [message_id], "deleted")
+    return True
+
+
+def delete_messages(state: SimState, params: dict) -> bool:
+    """Delete 1-100 messages of one chat; those missing are skipped.
+
+    True when any was deleted; 400 "not found" when none existed, "can't be
+    deleted" when every one that exists is older than 48 hours (Telegram
+    answers True in more cases; the simulator is stricter so tests can count).
+    """
+    chat_id = get_chat_id(params)
+    ids = message_ids(params)
+    with state.lock:
+        state.check_chat(chat_id)
+        found = [m for m in (state.find_message(chat_id, int(i)) for i in ids) if m is not None]
+        if not found:
+            _attempt(state, chat_id, ids, GONE)
+        young = [m for m in found if not _too_old(state, m)]
+        if not young:
+            _attempt(state, chat_id, ids, TOO_OLD)
+        for msg in young:
+            state.remove_message(chat_id, msg.message_id)
+        _attempt(state, chat_id, ids, "deleted")
     return True

@@ -155,6 +155,20 @@ class SimulatorServer:
         """Return successful message-producing calls in order."""
         return self.state.deliveries_view(method, chat_id)
 
+    def delete_attempts(self, chat_id: Any = None) -> list[dict]:
+        """Return every deleteMessage(s) request that reached a chat, in order: {chat_id, message_ids, result}."""
+        with self.state.lock:
+            want = resolve_chat_id(chat_id) if chat_id is not None else None
+            return [dict(a) for a in self.state.delete_attempts if want is None or a["chat_id"] == want]
+
+    def bot_messages(self, chat_id: Any = None) -> list[dict]:
+        """Return the bot's messages that still exist (not deleted), as they read now, in (chat, id) order."""
+        with self.state.lock:
+            chats = [resolve_chat_id(chat_id)] if chat_id is not None else sorted(self.state.messages)
+            return [{"chat_id": m.chat_id, "message_id": m.message_id, "text": m.text, "caption": m.caption,
+                     "photo": m.photo, "reply_markup": m.reply_markup, "edit_date": m.edit_date}
+                    for c in chats for _, m in sorted(self.state.messages.get(c, {}).items()) if m.from_bot]
+
     def stats(self) -> dict:
         with self.state.lock:
             return {**self.state.stats.snapshot(), "calls_during_retry_after": self.state.limits.early_calls,

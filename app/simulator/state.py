@@ -76,6 +76,8 @@ class SimState:
         self.webhook: dict | None = None
         self.deliveries: list[dict] = []
         self.callback_answers: list[dict] = []
+        # Every deleteMessage(s) request that reached a chat: {chat_id, message_ids, result}.
+        self.delete_attempts: list[dict] = []
         self.albums = 0  # copyMessages calls delivered: each album's parts share its number
         self.stats = Stats()
         self.limits = RateLimits()

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.clock import utcnow
 from app.extensions import db
 from app.models.audience import Audience
-from app.models.broadcast import AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
+from app.models.broadcast import ACTION_KINDS, AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_schedule as schedule_repo
@@ -211,6 +211,13 @@ def set_progress_message(job_id: int, chat_id: int, message_id: int) -> None:
 
 def expire_orphans(job_id: int) -> int:
     """Count items a dead pump left in flight as unknown (caller holds the job row and commits)."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is not None and job.kind in ACTION_KINDS:
+        # A delete or an edit is safe to repeat: back to pending, done again by the next pump.
+        n = items.expire_orphans(job_id, redo=True)
+        if n:
+            log.warning("job %s: %s actions left in flight by a stopped pump go again", job_id, n)
+        return n
     n = items.expire_orphans(job_id)
     if n:
         jobs_repo.add_counts(job_id, unknown=n)

@@ -11,6 +11,7 @@ from app.telegram.errors import (
     TelegramError,
     Unauthorized,
     UnknownOutcome,
+    is_not_modified,
     is_recipient_error,
 )
 
@@ -23,6 +24,11 @@ NOT_SENT = "not_sent"        # never left (network down): back to pending
 BOT_ERROR = "bot_error"      # the token is refused: back to pending, the job pauses
 OUT_OF_BUDGET = "out_of_budget"  # our own pacer had no slot before the deadline: back to pending
 HELD = "held"                # a 429 seen by another process covers its slot: back to pending, go on
+GONE = "gone"                # action jobs: the copy to delete or edit no longer exists
+TOO_OLD = "too_old"          # action jobs: older than 48 hours, Telegram refuses to delete it
+# Telegram's answers that say a copy cannot be acted on (matched in lower case).
+GONE_PHRASES = ("message to delete not found", "message to edit not found")
+TOO_OLD_PHRASES = ("message can't be deleted",)
 
 
 @dataclass(frozen=True)
@@ -84,3 +90,25 @@ def classify(exc: BaseException | None) -> Outcome:
     if isinstance(exc, TelegramError):
         return Outcome(FAILED, exc.description)
     return Outcome(FAILED, f"internal error: {type(exc).__name__}")
+
+
+def classify_action(exc: BaseException | None) -> Outcome:
+    """Map a delete's or an edit's exception (None for success) to an Outcome.
+
+    "Not found" means the copy is already gone, "can't be deleted" that it is
+    older than 48 hours, and "not modified" that the copy already reads so
+    (counted done). An unknown outcome goes back to pending: repeating a
+    delete or an edit is harmless, so the next pump simply tries again.
+    """
+    if exc is None:
+        return OK
+    if is_not_modified(exc):
+        return OK
+    description = (getattr(exc, "description", "") or "").lower()
+    if isinstance(exc, BadRequest) and any(p in description for p in GONE_PHRASES):
+        return Outcome(GONE, exc.description)
+    if isinstance(exc, BadRequest) and any(p in description for p in TOO_OLD_PHRASES):
+        return Outcome(TOO_OLD, exc.description)
+    if isinstance(exc, UnknownOutcome):
+        return Outcome(NOT_SENT, exc.description)
+    return classify(exc)

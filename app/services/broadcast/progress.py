@@ -40,11 +40,34 @@ def unsent_line(status: dict, lang: str, key: str = "unsent_pending") -> str:
     return t(key, lang, n=status["pending"])
 
 
+def action_counts(status: dict, lang: str) -> str:
+    """Render an unsend/edit job's counters: done, already gone, too old (unsend), skipped, failed, unknown."""
+    return t(f"action_counts_{status['kind']}", lang, sent=status["sent"], gone=status["gone"],
+             too_old=status["too_old"], skipped=status["skipped"], failed=status["failed"],
+             unknown=status["unknown"])
+
+
+def action_title(status: dict, lang: str) -> str:
+    """Render "Unsend of #source (job #id)" for an unsend/edit job."""
+    return t(f"action_title_{status['kind']}", lang, id=status["id"], source=status["source_job_id"])
+
+
+def is_action(status: dict) -> bool:
+    """True for an unsend or edit job's status."""
+    return status.get("kind", "send") != "send"
+
+
 def progress_text(status: dict, lang: str) -> str:
     """Render the live progress message."""
     done = status["total"] - status["pending"] - status.get("not_sent", 0)
     bar, percent = progress_bar(done, status["total"])
     reason = t("progress_reason", lang, reason=status["pause_reason"]) if status["pause_reason"] else ""
+    if is_action(status):
+        state = t(f"status_{status['status']}", lang)
+        return t("progress_action", lang, title=action_title(status, lang), status=state, bar=bar, percent=percent,
+                 counts=action_counts(status, lang), unsent=unsent_line(status, lang),
+                 rate=status["rate"] if status["rate"] is not None else "-", eta=format_duration(status["eta"], lang),
+                 reason=reason)
     return t(
         "progress", lang, id=status["id"], status=t(f"status_{status['status']}", lang), bar=bar, percent=percent,
         sent=status["sent"], failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
@@ -62,6 +85,10 @@ def summary_text(status: dict, lang: str) -> str:
         start = datetime.fromisoformat(status["started_at"].rstrip("Z"))
         end = datetime.fromisoformat(status["finished_at"].rstrip("Z"))
         duration = (end - start).total_seconds()
+    if is_action(status):
+        return t("summary_action", lang, title=action_title(status, lang), status=t(f"status_{status['status']}", lang),
+                 counts=action_counts(status, lang), unsent=unsent_line(status, lang, "unsent_not_sent"),
+                 duration=format_duration(duration, lang))
     return t("summary", lang, id=status["id"], status=t(f"status_{status['status']}", lang), sent=status["sent"],
              failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
              unsent=unsent_line(status, lang, "unsent_not_sent"), duration=format_duration(duration, lang))

@@ -14,12 +14,20 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, RUNNING, BroadcastJob
+from app.models.broadcast import (
+    ACTION_KINDS,
+    CONTENT_ALBUM,
+    CONTENT_COPY,
+    CONTENT_TEXT,
+    KIND_UNSEND,
+    RUNNING,
+    BroadcastJob,
+)
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
 from app.services.broadcast import greeting, schedule
 from app.services.broadcast import jobs as jobs_service
-from app.services.broadcast.outcomes import HELD_BACK, classify, delivered
+from app.services.broadcast.outcomes import HELD_BACK, classify, classify_action, delivered
 from app.services.broadcast.recorder import Recorder
 from app.services.broadcast.status import job_status
 from app.services.broadcast.stops import JOB_ENDED, Stop
@@ -54,6 +62,8 @@ LEASE_MISS_POLL_SECONDS = 0.25
 # this often), unless less than the margin would be left to send it.
 SCHEDULE_POLL_SECONDS = 0.05
 SCHEDULE_MARGIN_SECONDS = 1.0
+# Telegram's answer when editMessageText meets a media copy: its caption is edited instead.
+NO_TEXT = "there is no text in the message to edit"
 # After the lease is released: the summary or a pause alert still gets this
 # long (a reply needs at least the outbox's 0.5 s to start).
 FINAL_FLUSH_SECONDS = 1.0
@@ -96,6 +106,33 @@ def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
     return "sendMessage", params
 
 
+def action_params(job: BroadcastJob) -> tuple[str, dict]:
+    """Return the method and parameters (less each copy's message_id) of an unsend or edit job.
+
+    Unsend: deleteMessage, or deleteMessages over an album's consecutive part
+    ids (one counted call). Edit: editMessageText for text broadcasts and
+    copies (a media copy falls back to its caption, see Pump.act), the caption
+    of an album's first part; the source's URL button is kept.
+    """
+    if job.kind == KIND_UNSEND:
+        return ("deleteMessages", {}) if job.content_type == CONTENT_ALBUM else ("deleteMessage", {})
+    params: dict = {"parse_mode": job.parse_mode or "HTML"}
+    if job.button_text and job.button_url and job.content_type != CONTENT_ALBUM:
+        params["reply_markup"] = {"inline_keyboard": [[{"text": job.button_text, "url": job.button_url}]]}
+    if job.content_type == CONTENT_ALBUM:
+        return "editMessageCaption", {**params, "caption": job.text}
+    if job.content_type == CONTENT_TEXT:
+        params["link_preview_options"] = {"is_disabled": True}
+    return "editMessageText", {**params, "text": job.text}
+
+
+def target_params(method: str, params: dict, message_id: int, parts: int) -> dict:
+    """Return an action's parameters for one copy (an album's parts have consecutive ids from its first)."""
+    if method == "deleteMessages":
+        return {**params, "message_ids": list(range(message_id, message_id + parts))}
+    return {**params, "message_id": message_id}
+
+
 class Pump:
     """State of one pump call; the thread pool sends, this thread does all database work."""
 
@@ -117,6 +154,7 @@ class Pump:
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.cost = self.span = 1
         self.outbox_worker = False
+        self.action = False  # an unsend or edit job (set by run)
 
     def now(self) -> datetime:
         """Return the database's UTC time: leases and retry_after are shared by every server."""
@@ -249,6 +287,8 @@ class Pump:
                             self.sleep(delay)
                         if not budget.clear_at(at, booked_at, late_ok=True):
                             return HELD_BACK
+            if self.action:
+                return self.act(method, params, user_id, chat_taken)
             result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
                                       retry_unknown=False, broadcast=True, slot_taken=True, chat_taken=chat_taken,
                                       may_retry=self.may_retry)
@@ -256,7 +296,20 @@ class Pump:
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
                 log.exception("unexpected error sending to %s", user_id)
-            return classify(exc)
+            return classify_action(exc) if self.action else classify(exc)
+
+    def act(self, method: str, params: dict, user_id: int, chat_taken: bool):
+        """Delete or edit one copy; an unknown outcome is retried (both are safe to repeat)."""
+        call = {"deadline": self.deadline, "retry_unknown": True, "broadcast": True, "may_retry": self.may_retry}
+        try:
+            self.client.call(method, {"chat_id": user_id, **params}, slot_taken=True, chat_taken=chat_taken, **call)
+        except Exception as exc:
+            if method != "editMessageText" or NO_TEXT not in (getattr(exc, "description", "") or "").lower():
+                raise
+            # A copy of a media message: its caption is the text to edit (this takes a slot of its own).
+            caption = {k: v for k, v in params.items() if k not in ("text", "link_preview_options")}
+            self.client.call("editMessageCaption", {"chat_id": user_id, **caption, "caption": params["text"]}, **call)
+        return classify_action(None)
 
     def take_slots(self, want: int) -> int:
         """Wait for the next broadcast rate slot, take every slot already due, book them bot-wide; return how many.
@@ -333,6 +386,8 @@ class Pump:
 
     def personal_params(self, params: dict, user_id: int) -> dict:
         """Return the send's parameters with this recipient's greeting (unchanged for other jobs)."""
+        if self.action:
+            return target_params(self.method, params, self.recorder.targets.pop(user_id), self.parts)
         if not self.recorder.personal:
             return params
         first_name, code = self.recorder.names.pop(user_id, (None, None))
@@ -345,8 +400,11 @@ class Pump:
     def run(self) -> None:
         """Dispatch pending items with a sliding window until done, stopped or out of budget."""
         job = db.session.get(BroadcastJob, self.job_id)
-        method, params = message_params(job, job.paid)
+        self.action = job.kind in ACTION_KINDS
+        method, params = action_params(job) if self.action else message_params(job, job.paid)
+        self.method = method
         self.cost = len(params.get("message_ids") or ()) or 1
+        self.parts = len(jobs_service.album_ids(job)) if job.content_type == CONTENT_ALBUM else 1
         self.span = 2 * self.cost - 1  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)

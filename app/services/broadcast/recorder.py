@@ -21,7 +21,18 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import CONTENT_TEXT, ITEM_FAILED, PENDING, SENT, SKIPPED, UNKNOWN, BroadcastJob
+from app.models.broadcast import (
+    ACTION_KINDS,
+    CONTENT_TEXT,
+    GONE,
+    ITEM_FAILED,
+    PENDING,
+    SENT,
+    SKIPPED,
+    TOO_OLD,
+    UNKNOWN,
+    BroadcastJob,
+)
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.services import audit
@@ -34,8 +45,9 @@ from app.telegram.client import LOW
 from app.texts import t
 
 log = logging.getLogger(__name__)
-FINAL_STATUS = {oc.SKIPPED: SKIPPED, oc.FAILED: ITEM_FAILED, oc.UNKNOWN: UNKNOWN}
-COUNTER = {SENT: "sent", ITEM_FAILED: "failed", SKIPPED: "skipped", UNKNOWN: "unknown"}
+FINAL_STATUS = {oc.SKIPPED: SKIPPED, oc.FAILED: ITEM_FAILED, oc.UNKNOWN: UNKNOWN, oc.GONE: GONE, oc.TOO_OLD: TOO_OLD}
+COUNTER = {SENT: "sent", ITEM_FAILED: "failed", SKIPPED: "skipped", UNKNOWN: "unknown", GONE: "gone",
+           TOO_OLD: "too_old"}
 
 
 @dataclass
@@ -71,6 +83,9 @@ class Recorder:
         # A personal greeting needs each claimed recipient's (first name, language code).
         self.personal = job.content_type == CONTENT_TEXT and has_greeting(job.text)
         self.names: dict[int, tuple[str | None, str | None]] = {}
+        # An action job (unsend, edit) reads each claimed item's message id: the copy it acts on.
+        self.action = job.kind in ACTION_KINDS
+        self.targets: dict[int, int] = {}
         self.last_id, self.exhausted = 0, False
         self.streak, self.streak_failed, self.last_error = 0, [], ""
         self.since_progress = 0
@@ -190,7 +205,10 @@ class Recorder:
         """Write one plan; counters move by the rows really changed, so a replay adds nothing."""
         now = self.p.now()
         counts: dict[str, int] = defaultdict(int)
-        counts["sent"] += items.set_sent(plan.sent, now)
+        if self.action:  # the item keeps the id of the copy it acted on
+            counts["sent"] += items.set_done([item_id for item_id, _ in plan.sent], now)
+        else:
+            counts["sent"] += items.set_sent(plan.sent, now)
         for (status, error), ids in plan.finals.items():
             counts[COUNTER[status]] += items.set_final(ids, status, now, error)
         items.set_final(plan.back, PENDING, now)
@@ -212,7 +230,7 @@ class Recorder:
 
     def _judge(self, item_id: int, outcome, retry_after: float) -> float:
         """Update the error streak and stop reasons for one outcome; return the longest retry_after."""
-        if outcome.kind in (oc.SENT, oc.SKIPPED):
+        if outcome.kind in (oc.SENT, oc.SKIPPED, oc.GONE, oc.TOO_OLD):
             self.streak, self.streak_failed = 0, []
         elif outcome.systemic:
             self.streak += 1
@@ -285,6 +303,10 @@ class Recorder:
 
     def _next_pending(self) -> list[tuple[int, int]]:
         """Read the next batch of pending (item id, user id), remembering names for a personal greeting."""
+        if self.action:
+            rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)
+            self.targets.update({user_id: message_id for _, user_id, message_id in rows})
+            return [(item_id, user_id) for item_id, user_id, _ in rows]
         if not self.personal:
             return items.next_pending(self.job_id, self.last_id, self.batch_size)
         rows = items.next_pending_named(self.job_id, self.last_id, self.batch_size)

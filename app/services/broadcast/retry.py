@@ -19,7 +19,7 @@ import logging
 
 from app.clock import utcnow
 from app.extensions import db
-from app.models.broadcast import ITEM_FAILED, PAUSED, PENDING, UNKNOWN, BroadcastJob
+from app.models.broadcast import ITEM_FAILED, KIND_SEND, PAUSED, PENDING, UNKNOWN, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.services import audit
@@ -44,6 +44,10 @@ def retry_job(job_id: int, *, include_unknown: bool = False, actor: str | None =
               created_by: int | None = None, progress_chat_id: int | None = None, lang: str = "fa",
               settings: dict | None = None) -> BroadcastJob:
     """Create and queue the retry of a completed, cancelled or paused job; return the new job."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is not None and job.kind != KIND_SEND:
+        db.session.rollback()
+        raise NotRetryable(f"job {job_id} is an {job.kind} job; only a broadcast can be retried")
     db.session.commit()  # the lock below must be this transaction's first statement
     was = jobs_repo.lock_for_retry(job_id, utcnow())
     if was is None:

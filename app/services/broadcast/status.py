@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from app.clock import utcnow
-from app.models.broadcast import CANCELLED, COMPLETED, PAUSED, BroadcastJob
+from app.models.broadcast import CANCELLED, COMPLETED, KIND_SEND, PAUSED, BroadcastJob
 from app.services.broadcast.send_time import tehran_iso
 
 
@@ -38,6 +38,9 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
         "id": job.id, "status": job.status, "audience": job.audience,
         "total": job.total_count, "sent": job.sent_count, "failed": job.failed_count,
         "skipped": job.skipped_count, "unknown": job.unknown_count, "pending": pending,
+        # An unsend/edit job (sent = copies deleted/edited): gone = no longer there, too_old = past 48 h.
+        "kind": job.kind or KIND_SEND, "source_job_id": job.source_job_id,
+        "gone": job.gone_count or 0, "too_old": job.too_old_count or 0,
         "not_sent": not_sent,
         "rate": rate, "eta": eta, "pause_reason": job.pause_reason, "paid": bool(job.paid),
         "langs": job.audience_langs.split(",") if job.audience_langs else [],
@@ -57,6 +60,6 @@ def retry_offer(status: dict) -> tuple[int, int]:
     For the buttons only: the ledger decides at retry time (app.services.broadcast.retry),
     leaving out users blocked since and users an earlier retry already holds.
     """
-    if status["status"] not in (COMPLETED, CANCELLED, PAUSED):
-        return 0, 0
+    if status["status"] not in (COMPLETED, CANCELLED, PAUSED) or status.get("kind", KIND_SEND) != KIND_SEND:
+        return 0, 0  # an unsend or edit job is never "retried" as a send
     return status["failed"] + status["not_sent"] + status["pending"], status["unknown"]

@@ -1,0 +1,153 @@
+"""'🗑 Unsend' and '✏️ Edit everywhere' from a job's view: confirmed steps that create an action job.
+
+Steps (admin_states), each with a fresh random "act_token" its buttons carry,
+so a button under an older question never acts on the current one:
+  act:unsend1  first confirmation ("delete from everyone?")
+  act:unsend2  second confirmation ("sure? it cannot be undone")
+  act:edit     waiting for the new text (or caption)
+  act:edit_ok  the new text shown, waiting for its confirmation
+A step is taken exactly once (take_state), like the wizard's confirm; the job
+is then created after commit and run by the request's bounded pumps.
+"""
+from __future__ import annotations
+
+import logging
+
+from app.bot import keyboards
+from app.bot.callback_data import new_token
+from app.bot.context import BotContext
+from app.bot.drafts import MEDIA_KINDS, utf16_len
+from app.models.broadcast import KIND_EDIT, KIND_UNSEND
+from app.services import admins, audit
+from app.services.broadcast import actions, jobs, runner
+
+log = logging.getLogger(__name__)
+STEP_UNSEND1, STEP_UNSEND2 = "act:unsend1", "act:unsend2"
+STEP_EDIT, STEP_EDIT_OK = "act:edit", "act:edit_ok"
+TOKEN = "act_token"
+
+
+def on_unsend(ctx: BotContext, job_id: int) -> None:
+    """'🗑 Delete from everyone': check the job, then ask the first confirmation."""
+    if not _actionable(ctx, job_id, KIND_UNSEND):
+        return
+    ctx.answer()
+    _ask(ctx, STEP_UNSEND1, {"job_id": job_id}, "unsend_confirm1", "btn_unsend_yes1", id=job_id,
+         total=jobs.get_job(job_id).sent_count)
+
+
+def on_edit(ctx: BotContext, job_id: int) -> None:
+    """'✏️ Edit everywhere': check the job, then ask for the new text (or caption)."""
+    if not _actionable(ctx, job_id, KIND_EDIT):
+        return
+    ctx.answer()
+    source = jobs.get_job(job_id)
+    key = "edit_ask_text" if source.content_type == "text" else "edit_ask_caption"
+    token = new_token()
+    admins.set_state(ctx.user_id, STEP_EDIT, {"job_id": job_id, TOKEN: token})
+    ctx.reply(key, keyboards.action_abort(ctx.lang, token), id=job_id, limit=actions.edit_limit(source))
+
+
+def on_input(ctx: BotContext, step: str, draft: dict) -> None:
+    """The admin's new text: check it like the wizard, then show it with its confirmation."""
+    if step != STEP_EDIT:
+        ctx.reply("wiz_expired")
+        return
+    message = ctx.update.message
+    if message.text is not None:
+        text = message.text_html
+    elif any(getattr(message, kind, None) for kind in MEDIA_KINDS) and message.caption:
+        text = message.caption_html
+    else:
+        ctx.reply("edit_need_text")
+        return
+    source = jobs.get_job(draft["job_id"])
+    limit = actions.edit_limit(source) if source else 0
+    if not text.strip() or utf16_len(message.text or message.caption or "") > limit:
+        ctx.reply("edit_too_long", length=utf16_len(message.text or message.caption or ""), limit=limit)
+        return
+    _ask(ctx, STEP_EDIT_OK, {"job_id": draft["job_id"], "text": text}, "edit_confirm", "btn_edit_yes",
+         id=draft["job_id"], text=text)
+
+
+def on_yes(ctx: BotContext, token: str, _arg: object) -> None:
+    """A confirmation button: the next step of its question, if the question is still current."""
+    state = admins.get_state(ctx.user_id)
+    if state is None or state[0] not in (STEP_UNSEND1, STEP_UNSEND2, STEP_EDIT_OK):
+        ctx.answer("wiz_expired")
+        return
+    step, draft = state
+    taken = admins.take_state(ctx.user_id, step, expect={TOKEN: token})
+    if taken is None:
+        ctx.answer("wiz_stale", alert=True)
+        return
+    ctx.answer()
+    if step == STEP_UNSEND1:
+        _ask(ctx, STEP_UNSEND2, {"job_id": taken["job_id"]}, "unsend_confirm2", "btn_unsend_yes2",
+             id=taken["job_id"])
+        return
+    kind = KIND_UNSEND if step == STEP_UNSEND2 else KIND_EDIT
+    ctx.after_commit(lambda: _create(ctx, kind, taken))
+
+
+def on_no(ctx: BotContext, token: str, _arg: object) -> None:
+    """'Abort' under a question: forget it (only if it is the current one)."""
+    state = admins.get_state(ctx.user_id)
+    if state is None or not state[0].startswith("act:") or state[1].get(TOKEN) != token:
+        ctx.answer("wiz_expired")
+        return
+    admins.clear_state(ctx.user_id)
+    ctx.answer()
+    ctx.reply("act_aborted")
+
+
+def _actionable(ctx: BotContext, job_id: int, kind: str) -> bool:
+    """Answer why the job cannot be unsent/edited now (an alert), or return True."""
+    source = jobs.get_job(job_id)
+    if source is None:
+        ctx.answer("cb_unknown_job")
+        return False
+    try:
+        actions.check_source(source, kind)
+    except actions.NotActionable as exc:
+        ctx.answer(_refusal(str(exc)), alert=True, id=job_id)
+        return False
+    return True
+
+
+def _refusal(reason: str) -> str:
+    """Return the text key of a refusal (the service's reasons are English, for logs and the CLI)."""
+    if "48 hours" in reason:
+        return "act_too_old"
+    if "no delivered copy" in reason:
+        return "act_nothing"
+    return "act_not_finished"
+
+
+def _ask(ctx: BotContext, step: str, draft: dict, key: str, yes_key: str, **values) -> None:
+    """Put the admin on a step with a fresh token and ask its question with yes / abort buttons."""
+    token = new_token()
+    admins.set_state(ctx.user_id, step, {**draft, TOKEN: token})
+    ctx.reply(key, keyboards.action_confirm(ctx.lang, token, yes_key), **values)
+
+
+def _create(ctx: BotContext, kind: str, draft: dict) -> None:
+    """Create the unsend/edit job, say so, and run the request's bounded pumps."""
+    job_id, actor = draft["job_id"], audit.admin_actor(ctx.user_id)
+    common = dict(actor=actor, created_by=ctx.user_id, progress_chat_id=ctx.chat_id, lang=ctx.lang,
+                  settings=ctx.settings)
+    try:
+        if kind == KIND_UNSEND:
+            job = actions.unsend_job(job_id, **common)
+        else:
+            job = actions.edit_job(job_id, draft["text"], **common)
+    except ValueError as exc:
+        ctx.end_transaction()
+        log.info("admin %s: %s of job %s refused: %s", ctx.user_id, kind, job_id, exc)
+        ctx.reply(_refusal(str(exc)) if isinstance(exc, actions.NotActionable) else "edit_too_long",
+                  id=job_id, length="-", limit="-")
+        return
+    new_id, total = job.id, job.total_count
+    ctx.end_transaction()
+    ctx.reply(f"act_started_{kind}", id=new_id, source=job_id, total=total)
+    runner.run_interactive(new_id, settings=ctx.settings, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang)

@@ -1,0 +1,96 @@
+"""'🗑 Delete from everyone' (two confirmations) and '✏️ Edit everywhere' from a job's view, through the webhook."""
+import pytest
+
+from app.models.broadcast import KIND_EDIT, KIND_UNSEND
+from app.services import audit
+from app.services.broadcast import jobs
+from app.services.broadcast.pump import pump
+from app.texts import t
+from tests.bot.test_history import trail, view_of
+from tests.bot.wizard import all_jobs, buttons, last_answer, press, send, step_of, tap, texts_to
+from tests.broadcast.helpers import engine_settings
+from tests.conftest import ADMIN_ID
+from tests.factories import create_user
+
+pytestmark = pytest.mark.usefixtures("fast_telegram")
+USERS = (7101, 7102, 7103)
+
+
+def finished_job(simulator, **kw) -> int:
+    """Run a text broadcast by the admin to three users; return its id."""
+    for user_id in USERS:
+        create_user(user_id)
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر 🎉"},
+                          settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID), **kw)
+    assert pump(job.id, 10, settings=engine_settings()).stop == "done"
+    return job.id
+
+
+def left(simulator) -> dict[int, str]:
+    """Return {user: text} of the broadcast copies still in the users' chats."""
+    return {m["chat_id"]: m["text"] for m in simulator.bot_messages() if m["chat_id"] in USERS}
+
+
+def test_unsend_needs_two_confirmations_and_deletes_every_copy(client, simulator):
+    job_id = finished_job(simulator)
+    tap(client, simulator, f"j.view:{job_id}")
+    view = view_of(simulator, job_id)
+    assert buttons(view) == [f"j.unsend:{job_id}", f"j.edit:{job_id}", f"j.export:{job_id}", "j.list"]
+
+    press(client, simulator, "j.unsend", under=view)
+    first = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
+    assert first["text"] == t("unsend_confirm1", id=job_id, total=3) and step_of() == "act:unsend1"
+    press(client, simulator, "a.yes", under=first)
+    second = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
+    assert second["text"] == t("unsend_confirm2", id=job_id)
+    assert len(left(simulator)) == 3  # nothing deleted after one confirmation
+    # The first question's button is stale now: pressing it again does nothing.
+    press(client, simulator, "a.yes", under=first)
+    assert last_answer(simulator)["text"] == t("wiz_stale") and len(all_jobs()) == 1
+    press(client, simulator, "a.yes", under=second)
+    [_, unsend] = all_jobs()
+    assert (unsend.kind, unsend.source_job_id, unsend.status, unsend.sent_count) == (KIND_UNSEND, job_id,
+                                                                                      "completed", 3)
+    assert left(simulator) == {}
+    assert t("act_started_unsend", id=unsend.id, source=job_id, total=3) in texts_to(simulator)
+    assert trail(job_id)[-1] == (f"admin:{ADMIN_ID}", "unsent")
+    press(client, simulator, "a.yes", under=second)  # a double tap creates nothing more
+    assert len(all_jobs()) == 2
+
+
+def test_unsend_aborted_or_too_old_changes_nothing(client, simulator):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from app.clock import utcnow
+    from app.extensions import db
+    from app.models import BroadcastJobItem
+
+    job_id = finished_job(simulator)
+    tap(client, simulator, f"j.view:{job_id}")
+    press(client, simulator, "j.unsend", under=view_of(simulator, job_id))
+    press(client, simulator, "a.no")
+    assert step_of() is None and texts_to(simulator)[-1] == t("act_aborted")
+    db.session.execute(update(BroadcastJobItem).values(sent_at=utcnow() - timedelta(hours=49)))
+    db.session.commit()
+    press(client, simulator, "j.unsend", under=view_of(simulator, job_id))
+    assert last_answer(simulator)["text"] == t("act_too_old", id=job_id) and len(all_jobs()) == 1
+    assert len(left(simulator)) == 3
+
+
+def test_edit_everywhere_takes_the_new_text_and_changes_every_copy(client, simulator):
+    job_id = finished_job(simulator, button_text="سایت", button_url="https://example.com/")
+    tap(client, simulator, f"j.view:{job_id}")
+    press(client, simulator, "j.edit", under=view_of(simulator, job_id))
+    assert texts_to(simulator)[-1] == t("edit_ask_text", id=job_id, limit=4096)
+    send(client, simulator, "خبر تازه ✏️")
+    assert texts_to(simulator)[-1] == t("edit_confirm", id=job_id, text="خبر تازه ✏️")
+    assert set(left(simulator).values()) == {"خبر 🎉"}
+    press(client, simulator, "a.yes")
+    [_, edit] = all_jobs()
+    assert (edit.kind, edit.status, edit.sent_count) == (KIND_EDIT, "completed", 3)
+    assert set(left(simulator).values()) == {"خبر تازه ✏️"}
+    assert {m["reply_markup"]["inline_keyboard"][0][0]["url"] for m in simulator.bot_messages()
+            if m["chat_id"] in USERS} == {"https://example.com/"}
+    assert trail(job_id)[-1] == (f"admin:{ADMIN_ID}", "edited")
