@@ -84,7 +84,10 @@ class Apache:
         self.mount = mount
 
     def _ctl(self, action: str) -> None:
-        run([APACHE, "-f", self.conf, "-k", action], timeout=60)
+        # Apache, Passenger and the app one notch below the simulator, which stands
+        # in for Telegram's servers (a busy host does not slow those down); the
+        # test judges arrivals there, as Telegram does.
+        run(["nice", "-n", "5", APACHE, "-f", self.conf, "-k", action], timeout=60)
 
     def start(self) -> None:
         run([APACHE, "-f", self.conf, "-t"])
