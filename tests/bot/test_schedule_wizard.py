@@ -8,6 +8,7 @@ import pytest
 from app.bot.callback_data import Callback, parse
 from app.extensions import db
 from app.repository.db_clock import db_utcnow
+from app.services import audit
 from app.services.broadcast.send_time import describe, preset_time, to_persian_digits, to_tehran
 from app.texts import t
 from tests.bot.wizard import all_jobs, buttons, last_answer, offered, press, send, step_of, tap, texts_to
@@ -75,6 +76,9 @@ def test_a_preset_schedules_the_draft(client, simulator, audience):
     assert texts_to(simulator)[-1] == t("sched_done", id=job.id, when=describe(job.send_at, "fa"),
                                         audience=t("aud_name_all"), count=2)
     assert simulator.deliveries("sendMessage", 5101) == []
+    [entry] = audit.entries(job.id)
+    assert (entry["actor"], entry["action"]) == (f"admin:{ADMIN_ID}", "scheduled")
+    assert entry["detail"].endswith(f"send_at={job.send_at:%Y-%m-%dT%H:%M:%SZ}")
     # The same preset again: the step was taken, nothing more is created.
     tap(client, simulator, buttons(ask)[2], message_id=ask["message_id"])
     assert len(all_jobs()) == 1 and last_answer(simulator)["text"] == t("wiz_expired")
