@@ -200,7 +200,8 @@ class Deployment:
             raise failures[0]
         if pumping.is_alive():
             raise DeployError("the broadcast during the /start burst did not finish within 180 s")
-        result = check_exactly_once(self.tg, self.sql, job_id, draft, self.receivers, self.blocked)
+        # Users who blocked the bot were marked by broadcast A: they are no longer in an audience.
+        result = check_exactly_once(self.tg, self.sql, job_id, draft, self.receivers, set())
         welcomes = Counter(d["chat_id"] for d in self.tg.sim.deliveries("sendMessage") if d["chat_id"] in newcomers)
         after = self.tg.sim.stats()
         flood = {key: after[key] - before[key] for key in ("429_total", "calls_during_retry_after")}
