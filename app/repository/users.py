@@ -16,17 +16,6 @@ def is_admin_flag(user_id: int) -> bool:
     return bool(flag)
 
 
-def flagged_admin_ids() -> list[int]:
-    """Return the ids the users table marks as admins."""
-    return list(db.session.execute(select(User.id).where(User.is_admin.is_(True)).order_by(User.id)).scalars())
-
-
-def languages_of(user_ids) -> dict[int, str | None]:
-    """Return the Telegram language code of each of these users that has a row."""
-    rows = db.session.execute(select(User.id, User.language_code).where(User.id.in_(list(user_ids)))).all()
-    return {uid: code for uid, code in rows}
-
-
 def insert_or_get(user_id: int, now: datetime, **fields) -> tuple[User, bool]:
     """Return the user, inserting a new row first if there is none (True when created).
 

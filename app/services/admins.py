@@ -17,11 +17,6 @@ def is_admin(user_id: int | None, admin_ids: frozenset[int] | set[int]) -> bool:
     return user_id in admin_ids or users_repo.is_admin_flag(user_id)
 
 
-def all_admin_ids(admin_ids: frozenset[int] | set[int]) -> list[int]:
-    """Return every admin: ADMIN_IDS plus the users marked is_admin, in id order."""
-    return sorted(set(admin_ids) | set(users_repo.flagged_admin_ids()))
-
-
 def get_state(admin_id: int) -> tuple[str, dict] | None:
     """Return (step, draft) of an admin's conversation, or None."""
     return admin_states.load(admin_id)

@@ -9,6 +9,7 @@ from flask import current_app
 from app.extensions import db
 from app.models.telegram_budget import FREE, PAID
 from app.repository.telegram_budget import budget_engine
+from app.services.broadcast.estimate import send_rate
 from app.services.telegram_budget import BudgetClock, SharedChatPacer, SharedRateLimiter
 from app.telegram.client import TelegramClient
 from app.telegram.outbox import Outbox
@@ -54,7 +55,7 @@ def get_client(settings: dict, *, paid: bool = False) -> TelegramClient:
     cap = settings["telegram_rate_per_second"]
     paid_rate = settings["broadcast_paid_rate_per_second"]
     # A broadcast takes at most its own share of the cap (the cap when unset higher).
-    rate = paid_rate if paid else min(settings["broadcast_rate_per_second"], cap)
+    rate = send_rate(settings, paid)
     with _lock:
         shared = _shared_pacing(cfg["TELEGRAM_BOT_TOKEN"], cap, paid_rate)
         client = _clients.get((*key, paid))

@@ -4,9 +4,8 @@ from __future__ import annotations
 import math
 
 from app.repository import broadcast_jobs as jobs_repo
+from app.services.broadcast.send_time import to_persian_digits
 from app.texts import t
-
-PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 
 
 def send_rate(settings: dict, paid: bool) -> float:
@@ -37,4 +36,4 @@ def format_estimate(seconds: float, lang: str) -> str:
     else:
         hours, minutes = divmod(math.ceil(seconds / 60), 60)
         text = t("dur_hours", lang, h=hours, m=minutes)
-    return "≈ " + (text.translate(PERSIAN_DIGITS) if lang == "fa" else text)
+    return "≈ " + (to_persian_digits(text) if lang == "fa" else text)

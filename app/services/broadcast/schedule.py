@@ -18,12 +18,11 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from app.extensions import db
 from app.models.broadcast import SCHEDULED, BroadcastJob
 from app.repository import broadcast_schedule as repo
-from app.repository import users as users_repo
 from app.repository.db_clock import db_utcnow
 from app.services import admins
 from app.services.broadcast import jobs
 from app.services.broadcast.send_time import check_future, describe
-from app.texts import lang_of, t
+from app.texts import t
 
 log = logging.getLogger(__name__)
 # The question to the admins gets at most this long inside a cron call.
@@ -70,17 +69,16 @@ def _send_questions(job_ids: list[int], settings: dict, client) -> None:
     """Send every admin one question per missed job (best effort: the job waits either way)."""
     from app.services.telegram_factory import get_client, new_outbox
 
-    admin_ids = admins.all_admin_ids(frozenset(current_app.config.get("ADMIN_IDS") or ()))
-    langs = {uid: lang_of(code) for uid, code in users_repo.languages_of(admin_ids).items()}
+    # The same admins, languages and blocked-bot rule as every other alert.
+    chats = admins.alert_chats(current_app.config.get("ADMIN_IDS") or frozenset())
     found = [db.session.get(BroadcastJob, job_id) for job_id in job_ids]
     missed = [(job.id, job.send_at, job.audience, job.total_count) for job in found if job is not None]
     db.session.commit()
     outbox = new_outbox(client or get_client(settings))
     for job_id, send_at, audience, total in missed:
         log.warning("scheduled broadcast job %s missed its time %s; asking %s admin(s)", job_id, send_at,
-                    len(admin_ids))
-        for admin_id in admin_ids:
-            lang = langs.get(admin_id, "fa")
+                    len(chats))
+        for admin_id, lang in chats.items():
             outbox.send(admin_id, t("sched_missed_ask", lang, id=job_id, when=describe(send_at, lang),
                                     audience=t(f"aud_name_{audience}", lang), count=total),
                         reply_markup=missed_keyboard(job_id, lang))

@@ -20,6 +20,7 @@ PRESETS = ("hour", "tonight", "tomorrow")
 MAX_AHEAD = timedelta(days=366)
 JALALI_BEFORE = 1700
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "0123456789" * 2)
+_PERSIAN = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 _DATE_TIME = re.compile(
     r"(?P<y>\d{4})\s*[/.-]\s*(?P<m>\d{1,2})\s*[/.-]\s*(?P<d>\d{1,2})"
     r"(?:\s*T\s*|\s+)(?P<H>\d{1,2})\s*:\s*(?P<M>\d{2})(?:\s*:\s*(?P<S>\d{2}))?", re.ASCII)
@@ -118,7 +119,7 @@ def to_tehran(utc: datetime) -> datetime:
 
 def to_persian_digits(text: str) -> str:
     """Write Latin digits as Persian ones."""
-    return text.translate(str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹"))
+    return text.translate(_PERSIAN)
 
 
 def describe(utc: datetime, lang: str) -> str:
