@@ -5,6 +5,8 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.telegram.stub_server import write_json
+
 # Not about the recipient: counts toward the breaker.
 SYSTEMIC = (400, "Bad Request: message to copy not found")
 # About the recipient: skipped, and resets the streak.
@@ -35,12 +37,7 @@ class ScriptedApi:
                 length = int(self.headers.get("Content-Length") or 0)
                 params = json.loads(self.rfile.read(length) or b"{}")
                 status, body = api.answer(self.path.rsplit("/", 1)[-1], params)
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                write_json(self, status, json.dumps(body).encode())
 
             def log_message(self, *args) -> None:
                 pass

@@ -29,12 +29,7 @@ class StubServer:
                     self.connection.shutdown(socket.SHUT_RDWR)
                     self.close_connection = True
                     return
-                status, payload = answer
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                write_json(self, *answer)
 
             def log_message(self, *args) -> None:
                 pass
@@ -55,6 +50,15 @@ class StubServer:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def write_json(handler: BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
+    """Answer a test server's request with a JSON body of exactly this length."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
 
 
 def free_port() -> int:

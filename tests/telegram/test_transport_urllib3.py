@@ -15,7 +15,7 @@ from app.telegram.client import TelegramClient
 from app.telegram.errors import NetworkError
 from tests.telegram import tls_server as tls
 from tests.telegram.connect_proxy import ConnectProxy
-from tests.telegram.stub_server import free_port
+from tests.telegram.stub_server import free_port, write_json
 from tests.telegram.tls_server import TlsServer
 
 TOKEN = "654321:U3-token-zyxwvutsrqponm"
@@ -56,11 +56,7 @@ class Recorder:
             def do_POST(self) -> None:  # noqa: N802 - http.server naming
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 recorder.seen.append((dict(self.headers), body))
-                answer = b'{"ok":true,"result":{"message_id":1,"chat":{"id":1},"date":0}}'
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
+                write_json(self, 200, b'{"ok":true,"result":{"message_id":1,"chat":{"id":1},"date":0}}')
 
             def log_message(self, *args) -> None:
                 pass
