@@ -303,7 +303,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "jobs_title": {"fa": "📋 ارسال‌های اخیر (برای جزئیات روی هر مورد بزنید):",
                    "en": "📋 Recent broadcasts (tap one for details):"},
     "jobs_empty": {"fa": "هنوز هیچ ارسال همگانی ثبت نشده است.", "en": "There are no broadcasts yet."},
-    "job_row": {"fa": "#{id} — {status} — {done}/{total}", "en": "#{id} — {status} — {done}/{total}"},
+    "job_row_send": {"fa": "📢 #{id} — {status} — {done}/{total}", "en": "📢 #{id} — {status} — {done}/{total}"},
+    "job_row_unsend": {"fa": "🗑 #{id} حذف #{source} — {status} — {done}/{total}",
+                       "en": "🗑 #{id} unsend of #{source} — {status} — {done}/{total}"},
+    "job_row_edit": {"fa": "✏️ #{id} ویرایش #{source} — {status} — {done}/{total}",
+                     "en": "✏️ #{id} edit of #{source} — {status} — {done}/{total}"},
     "job_view": {
         "fa": "📢 ارسال همگانی #{id} — {status}\n👤 ایجادکننده: {author}\n👥 مخاطبان: {audience} — {total} نفر\n"
               "✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n🚫 ردشده: {skipped}\n❓ نامعلوم: {unknown}\n{unsent}\n"
@@ -311,6 +315,14 @@ TEXTS: dict[str, dict[str, str]] = {
               "📝 گزارش اقدامات:\n{audit}",
         "en": "📢 Broadcast #{id} — {status}\n👤 Author: {author}\n👥 Audience: {audience} — {total} users\n"
               "✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n❓ Unknown: {unknown}\n{unsent}\n"
+              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (UTC){reason}\n\n"
+              "📝 Audit log:\n{audit}",
+    },
+    "job_view_action": {
+        "fa": "{title} — {status}\n👤 ایجادکننده: {author}\n📦 نسخه‌ها: {total}\n{counts}\n{unsent}\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (UTC){reason}\n\n"
+              "📝 گزارش اقدامات:\n{audit}",
+        "en": "{title} — {status}\n👤 Author: {author}\n📦 Copies: {total}\n{counts}\n{unsent}\n"
               "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (UTC){reason}\n\n"
               "📝 Audit log:\n{audit}",
     },
@@ -357,6 +369,20 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_nothing": {"fa": "این ارسال نسخه‌ی تحویل‌شده‌ای ندارد.", "en": "This broadcast has no delivered copy."},
     "act_not_finished": {"fa": "ارسال #{id} هنوز تمام نشده است؛ صبر کنید یا آن را لغو کنید.",
                          "en": "Broadcast #{id} has not finished; wait for it or cancel it first."},
+    "act_is_action": {"fa": "کار #{id} خودش یک حذف یا ویرایش است، نه یک ارسال.",
+                      "en": "Job #{id} is itself an unsend or edit, not a broadcast."},
+    "act_retry_busy": {"fa": "ارسال دوباره‌ی #{retry} (از ارسال #{id}) هنوز تمام نشده است؛ حذف و ویرایش نسخه‌های آن را هم "
+                             "در بر می‌گیرد. صبر کنید یا آن را لغو کنید.",
+                       "en": "Retry #{retry} of broadcast #{id} has not finished; an unsend or edit covers its copies "
+                             "too. Wait for it or cancel it first."},
+    "act_busy_unsend": {"fa": "کار #{job} همین حالا این ارسال را از همه حذف می‌کند؛ صبر کنید یا آن را لغو کنید.",
+                        "en": "Job #{job} is already deleting this broadcast; wait for it or cancel it first."},
+    "act_busy_edit": {"fa": "کار #{job} همین حالا این ارسال را ویرایش می‌کند؛ صبر کنید یا آن را لغو کنید.",
+                      "en": "Job #{job} is already editing this broadcast; wait for it or cancel it first."},
+    "act_in_flight": {"fa": "⏳ {n} نسخه از ارسال #{id} هنوز در راه است؛ چند ثانیه دیگر دوباره امتحان کنید.",
+                      "en": "⏳ {n} copies of broadcast #{id} are still on their way; try again in a few seconds."},
+    "act_all_deleted": {"fa": "همه‌ی نسخه‌های ارسال #{id} قبلاً حذف شده‌اند (کار #{job}).",
+                        "en": "Every copy of broadcast #{id} was already deleted (job #{job})."},
     "act_started_unsend": {"fa": "🗑 حذف ارسال #{source} از {total} گفتگو آغاز شد (کار #{id}).",
                            "en": "🗑 Deleting broadcast #{source} from {total} chats has started (job #{id})."},
     "act_started_edit": {"fa": "✏️ ویرایش ارسال #{source} در {total} گفتگو آغاز شد (کار #{id}).",
@@ -365,6 +391,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_edited": {"fa": "برای همه ویرایش شد", "en": "edited everywhere"},
     # --- the ledger: retry and export ---
     "btn_retry": {"fa": "🔁 ارسال دوباره به ناموفق‌ها", "en": "🔁 Send again to the failed"},
+    "btn_retry_not_sent": {"fa": "🔁 ارسال به ارسال‌نشده‌ها (لغو شد)", "en": "🔁 Send to the not sent (cancelled)"},
+    "btn_retry_both": {"fa": "🔁 ارسال به ناموفق‌ها و ارسال‌نشده‌ها", "en": "🔁 Send to the failed and the not sent"},
     "btn_retry_unknown": {"fa": "🔁 ناموفق‌ها + نامعلوم‌ها ⚠️", "en": "🔁 Failed + unknown ⚠️"},
     "btn_export": {"fa": "📄 خروجی CSV", "en": "📄 Export CSV"},
     "retry_unknown_warning": {

@@ -6,11 +6,12 @@ from datetime import datetime
 from app.bot import keyboards
 from app.bot.context import BotContext
 from app.clock import utcnow
-from app.models.broadcast import KIND_SEND, PAUSED, TERMINAL
+from app.models.broadcast import PAUSED
 from app.services import audit, stats
 from app.services.broadcast import jobs
+from app.services.broadcast.offers import offers
 from app.services.broadcast.progress import action_counts, action_title, format_duration, is_action, unsent_line
-from app.services.broadcast.status import job_status, retry_offer
+from app.services.broadcast.status import Offers, job_status
 from app.texts import TEXTS, t
 
 RECENT_JOBS = 10
@@ -59,24 +60,20 @@ def rerender(ctx: BotContext, job_id: int) -> None:
 
 
 def _view(job, lang: str) -> tuple[str, dict | None]:
-    """Read what a job view shows and render it with the buttons of the job's state."""
+    """Read what a job view shows and render it with the buttons that would act now."""
     now = utcnow()
     status, author = job_status(job, now), job.created_by
     entries = audit.entries(status["id"], limit=VIEW_AUDIT_ENTRIES)
-    offer = retry_offer(status)
-    # Unsend / edit everywhere: a finished broadcast (not itself an unsend or edit) that delivered copies.
-    act = status["kind"] == KIND_SEND and status["status"] in TERMINAL and status["sent"] > 0
-    markup = keyboards.job_actions(lang, status["id"], status["status"], offer, act)
+    offer = offers(job)
+    markup = keyboards.job_actions(lang, status["id"], status["status"], offer)
     text = job_view_text(status, author, entries, lang, now)
-    if is_action(status):
-        text += "\n\n" + action_title(status, lang) + "\n" + action_counts(status, lang)
     return text + retry_notes(status, offer, lang), markup
 
 
-def retry_notes(status: dict, offer: tuple[int, int], lang: str) -> str:
+def retry_notes(status: dict, offer: Offers, lang: str) -> str:
     """Return the plain warnings under the retry buttons: unknown items may get a second copy; a paused job ends."""
-    notes = [t("retry_unknown_warning", lang, n=offer[1])] if offer[1] else []
-    if any(offer) and status["status"] == PAUSED:
+    notes = [t("retry_unknown_warning", lang, n=offer.unknown)] if offer.unknown else []
+    if (offer.retry or offer.unknown) and status["status"] == PAUSED:
         notes.append(t("retry_paused_note", lang))
     return "".join("\n\n" + note for note in notes)
 
@@ -89,13 +86,18 @@ def job_view_text(status: dict, author: int | None, entries: list[dict], lang: s
         duration = max((end - _parse(status["started_at"])).total_seconds(), 0)
     lines = "\n".join(audit_line(entry, lang) for entry in entries) or t("audit_empty", lang)
     reason = t("progress_reason", lang, reason=status["pause_reason"]) if status["pause_reason"] else ""
-    return t("job_view", lang, id=status["id"], status=t(f"status_{status['status']}", lang),
-             author=author if author is not None else t("job_author_unknown", lang),
-             audience=t(f"aud_name_{status['audience']}", lang), total=status["total"], sent=status["sent"],
-             failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
-             unsent=unsent_line(status, lang), rate=status["rate"] if status["rate"] is not None else "-",
-             duration=format_duration(duration, lang), created=_minute(status["created_at"]), reason=reason,
-             audit=lines)
+    common = dict(id=status["id"], status=t(f"status_{status['status']}", lang),
+                  author=author if author is not None else t("job_author_unknown", lang),
+                  unsent=unsent_line(status, lang), rate=status["rate"] if status["rate"] is not None else "-",
+                  duration=format_duration(duration, lang), created=_minute(status["created_at"]), reason=reason,
+                  audit=lines)
+    if is_action(status):
+        # An unsend or edit is titled by what it does, its counters by what they mean (deleted, gone, too old).
+        return t("job_view_action", lang, title=action_title(status, lang), counts=action_counts(status, lang),
+                 total=status["total"], **common)
+    return t("job_view", lang, audience=t(f"aud_name_{status['audience']}", lang), total=status["total"],
+             sent=status["sent"], failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
+             **common)
 
 
 def audit_line(entry: dict, lang: str) -> str:

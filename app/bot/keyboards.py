@@ -7,6 +7,7 @@ from app.bot.callback_data import build
 from app.models.audience import AUDIENCES, MEMBER_AUDIENCES
 from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL
 from app.services.broadcast.send_time import PRESETS
+from app.services.broadcast.status import Offers
 from app.settings_schema import DEFS, format_value
 from app.texts import t
 
@@ -65,20 +66,21 @@ def settings_menu(values: dict) -> dict:
 
 
 def job_list(lang: str, statuses: list[dict]) -> dict:
-    """Return one button per job: "#id — status — done/total", opening its view."""
+    """Return one button per job, "📢 #id — status — done/total" (an unsend/edit names its source), to its view."""
     rows = []
     for s in statuses:
         done = s["sent"] + s["failed"] + s["skipped"] + s["unknown"] + s.get("gone", 0) + s.get("too_old", 0)
-        label = t("job_row", lang, id=s["id"], status=t(f"status_{s['status']}", lang), done=done, total=s["total"])
+        label = t(f"job_row_{s.get('kind', 'send')}", lang, id=s["id"], source=s.get("source_job_id"),
+                  status=t(f"status_{s['status']}", lang), done=done, total=s["total"])
         rows.append([(label, build("job_view", s["id"]))])
     return _inline(rows)
 
 
-def job_actions(lang: str, job_id: int, status: str, retry: tuple[int, int] = (0, 0), act: bool = False) -> dict:
-    """Return a job view's buttons: the actions its state allows, then "back to the list".
+def job_actions(lang: str, job_id: int, status: str, offer: Offers = Offers()) -> dict:
+    """Return a job view's buttons: the actions its state allows and that would act, then "back to the list".
 
-    retry: (failed + unsent, unknown) a retry could reach (app.services.broadcast.status.retry_offer).
-    act: the job is a finished broadcast with delivered copies (unsend and edit apply).
+    offer: whom a retry would reach and whether unsend / edit would be accepted
+    (app.services.broadcast.offers: the same checks the actions run).
     """
     rows = []
     if status in (RUNNING, QUEUED):
@@ -87,21 +89,20 @@ def job_actions(lang: str, job_id: int, status: str, retry: tuple[int, int] = (0
         rows.append([(t("btn_resume", lang), build("resume", job_id))])
     if status not in TERMINAL:
         rows.append([(t("btn_cancel_job", lang), build("cancel_job", job_id))])
-    # Retry, unsend, edit and export add their rows here, each only in the states it applies to.
-    rows.extend(retry_rows(lang, job_id, retry))
-    if act:
-        rows.append([(t("btn_unsend", lang), build("unsend", job_id)),
-                     (t("btn_edit_all", lang), build("edit_all", job_id))])
+    rows.extend(retry_rows(lang, job_id, offer))
+    acts = [(t(key, lang), build(action, job_id)) for key, action, on in
+            (("btn_unsend", "unsend", offer.unsend), ("btn_edit_all", "edit_all", offer.edit)) if on]
+    if acts:
+        rows.append(acts)
     rows.append([(t("btn_export", lang), build("export", job_id))])
     rows.append([(t("btn_jobs_back", lang), build("job_list"))])
     return _inline(rows)
 
 
-def retry_rows(lang: str, job_id: int, retry: tuple[int, int]) -> list[list[tuple[str, str]]]:
-    """Return the retry buttons: failed (and unsent) only, and with unknown as a second choice."""
-    failed, unknown = retry
-    rows = [[(t("btn_retry", lang), build("retry", job_id))]] if failed else []
-    if unknown:
+def retry_rows(lang: str, job_id: int, offer: Offers) -> list[list[tuple[str, str]]]:
+    """Return the retry buttons: failed and unsent only, and with unknown as a second choice."""
+    rows = [[(t(offer.retry_key, lang), build("retry", job_id))]] if offer.retry else []
+    if offer.unknown:
         rows.append([(t("btn_retry_unknown", lang), build("retry_unknown", job_id))])
     return rows
 

@@ -110,18 +110,9 @@ def _actionable(ctx: BotContext, job_id: int, kind: str) -> bool:
     try:
         actions.check_source(source, kind)
     except actions.NotActionable as exc:
-        ctx.answer(_refusal(str(exc)), alert=True, id=job_id)
+        ctx.answer(exc.key, alert=True, **exc.values)
         return False
     return True
-
-
-def _refusal(reason: str) -> str:
-    """Return the text key of a refusal (the service's reasons are English, for logs and the CLI)."""
-    if "48 hours" in reason:
-        return "act_too_old"
-    if "no delivered copy" in reason:
-        return "act_nothing"
-    return "act_not_finished"
 
 
 def _ask(ctx: BotContext, step: str, draft: dict, key: str, yes_key: str, **values) -> None:
@@ -141,11 +132,15 @@ def _create(ctx: BotContext, kind: str, draft: dict) -> None:
             job = actions.unsend_job(job_id, **common)
         else:
             job = actions.edit_job(job_id, draft["text"], **common)
+    except actions.NotActionable as exc:
+        ctx.end_transaction()
+        log.info("admin %s: %s of job %s refused: %s", ctx.user_id, kind, job_id, exc)
+        ctx.reply(exc.key, **exc.values)
+        return
     except ValueError as exc:
         ctx.end_transaction()
         log.info("admin %s: %s of job %s refused: %s", ctx.user_id, kind, job_id, exc)
-        ctx.reply(_refusal(str(exc)) if isinstance(exc, actions.NotActionable) else "edit_too_long",
-                  id=job_id, length="-", limit="-")
+        ctx.reply("edit_too_long", id=job_id, length="-", limit="-")
         return
     new_id, total = job.id, job.total_count
     ctx.end_transaction()

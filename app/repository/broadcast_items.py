@@ -14,7 +14,17 @@ from sqlalchemy.orm import aliased
 from app.clock import utcnow
 from app.extensions import db
 from app.models.audience import Audience
-from app.models.broadcast import ITEM_FAILED, PENDING, SENDING, SENT, TERMINAL, UNKNOWN, BroadcastJob, BroadcastJobItem
+from app.models.broadcast import (
+    GONE,
+    ITEM_FAILED,
+    PENDING,
+    SENDING,
+    SENT,
+    TERMINAL,
+    UNKNOWN,
+    BroadcastJob,
+    BroadcastJobItem,
+)
 from app.models.user import CHANNEL_MEMBER, User
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
@@ -75,6 +85,16 @@ def populate(job_id: int, audience: Audience | str, now: datetime | None = None)
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
+def _retry_rows(job_id: int | None, source_id: int, statuses: tuple[str, ...]) -> list:
+    """Return the WHERE of the source items a retry takes (shared by the retry and its count on screen)."""
+    other = aliased(I)
+    held = (select(other.id).join(BroadcastJob, BroadcastJob.id == other.job_id)
+            .where(BroadcastJob.retry_of == source_id, other.user_id == I.user_id))
+    if job_id is not None:
+        held = held.where(BroadcastJob.id != job_id)
+    return [I.job_id == source_id, I.status.in_(statuses), User.is_blocked.is_(False), ~held.exists()]
+
+
 def populate_retry(job_id: int, source_id: int, statuses: tuple[str, ...]) -> int:
     """Insert one pending item per source item in statuses, in one INSERT ... SELECT; return the count.
 
@@ -83,33 +103,61 @@ def populate_retry(job_id: int, source_id: int, statuses: tuple[str, ...]) -> in
     holds (so retrying twice never sends twice). The caller locked the source
     job first, so two retries of it run one after the other.
     """
-    other = aliased(I)
-    held = (select(other.id).join(BroadcastJob, BroadcastJob.id == other.job_id)
-            .where(BroadcastJob.retry_of == source_id, BroadcastJob.id != job_id, other.user_id == I.user_id))
     rows = (select(literal(job_id), I.user_id, literal(PENDING)).join(User, User.id == I.user_id)
-            .where(I.job_id == source_id, I.status.in_(statuses), User.is_blocked.is_(False), ~held.exists())
-            .order_by(I.id))
+            .where(*_retry_rows(job_id, source_id, statuses)).order_by(I.id))
     db.session.execute(insert(I).from_select(["job_id", "user_id", "status"], rows))
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
-def populate_action(job_id: int, source_id: int) -> int:
-    """Insert one pending item per sent item of the source that kept its message id (one INSERT ... SELECT).
+def retry_candidates(source_id: int, statuses: tuple[str, ...]) -> dict[str, int]:
+    """Count, by status, the source items a retry would take now (what the retry screen and buttons offer)."""
+    rows = db.session.execute(select(I.status, func.count()).join(User, User.id == I.user_id)
+                              .where(*_retry_rows(None, source_id, statuses)).group_by(I.status))
+    return {status: n for status, n in rows}
 
-    An action job (unsend, edit) acts on the copies the source delivered, so
-    only the ledger's sent items with a recipient message id come over.
+
+def _copies(source_ids: list[int], deleted_by: list[int]) -> list:
+    """Return the WHERE of the copies an action acts on: delivered by source_ids, with an id, not yet deleted.
+
+    deleted_by: earlier unsend jobs of the same broadcast; a copy one of them
+    deleted (sent) or found gone is no longer there to delete or edit. The
+    NOT EXISTS reads their (job_id, user_id) unique index, one probe per copy.
+    """
+    where = [I.job_id.in_(source_ids), I.status == SENT, I.message_id.is_not(None)]
+    if deleted_by:
+        done = aliased(I)
+        where.append(~select(done.id).where(done.job_id.in_(deleted_by), done.user_id == I.user_id,
+                                            done.message_id == I.message_id,
+                                            done.status.in_((SENT, GONE))).exists())
+    return where
+
+
+def populate_action(job_id: int, source_ids: list[int], deleted_by: list[int] = ()) -> int:
+    """Insert one pending item per copy the sources delivered that is still there (one INSERT ... SELECT).
+
+    An action job (unsend, edit) acts on the copies a broadcast and its
+    retries delivered: only the ledger's sent items with a recipient message
+    id come over, less the copies an earlier unsend already deleted. A retry
+    never holds a user another job of the broadcast delivered to, so each
+    user has at most one copy here.
     """
     rows = (select(literal(job_id), I.user_id, literal(PENDING), I.message_id)
-            .where(I.job_id == source_id, I.status == SENT, I.message_id.is_not(None)).order_by(I.id))
+            .where(*_copies(list(source_ids), list(deleted_by))).order_by(I.id))
     db.session.execute(insert(I).from_select(["job_id", "user_id", "status", "message_id"], rows))
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
-def sent_window(job_id: int) -> tuple[int, object]:
-    """Return (sent items with a message id, the newest one's sent_at) of a job."""
+def sent_window(source_ids: list[int], deleted_by: list[int] = ()) -> tuple[int, object]:
+    """Return (copies an action would act on, the newest one's sent_at) of a broadcast and its retries."""
     row = db.session.execute(select(func.count(), func.max(I.sent_at))
-                             .where(I.job_id == job_id, I.status == SENT, I.message_id.is_not(None))).one()
+                             .where(*_copies(list(source_ids), list(deleted_by)))).one()
     return row[0], row[1]
+
+
+def in_flight(job_ids: list[int]) -> int:
+    """Count the items of job_ids still in flight (sending): their copies may still arrive."""
+    return db.session.execute(select(func.count()).select_from(I)
+                              .where(I.job_id.in_(job_ids), I.status == SENDING)).scalar_one()
 
 
 def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple[int, int, int]]:

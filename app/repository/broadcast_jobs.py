@@ -159,14 +159,6 @@ def lock_for_retry(job_id: int, now: datetime) -> str | None:
     return None
 
 
-def lock_finished(job_id: int) -> bool:
-    """Lock a completed or cancelled job (a no-op UPDATE takes its row lock); False if it is not finished.
-
-    Two unsends (or edits) of one job then run one after the other.
-    """
-    return _update(J.id == job_id, J.status.in_(TERMINAL), status=J.status) == 1
-
-
 def complete_if_done(job_id: int, token: str, now: datetime) -> bool:
     """running -> completed when no item is pending or in flight; fenced by our lease."""
     unfinished = exists().where(
@@ -216,3 +208,35 @@ def claim_dead_lease(job_id: int, now: datetime) -> bool:
 def _lease_dead(now: datetime):
     """Return the condition 'no pump holds a live lease'."""
     return or_(J.lease_token.is_(None), J.lease_expires_at.is_(None), J.lease_expires_at < now)
+
+
+def retries_of(job_ids: list[int]) -> list[int]:
+    """Return the jobs that retry any of job_ids (one level down the retry_of chain)."""
+    if not job_ids:
+        return []
+    return list(db.session.execute(select(J.id).where(J.retry_of.in_(job_ids)).order_by(J.id)).scalars())
+
+
+def retry_parent(job_id: int) -> int | None:
+    """Return the job this one retries, if any."""
+    return db.session.execute(select(J.retry_of).where(J.id == job_id)).scalar()
+
+
+def statuses(job_ids: list[int]) -> dict[int, str]:
+    """Return {job id: status} for job_ids."""
+    return dict(db.session.execute(select(J.id, J.status).where(J.id.in_(job_ids))).all())
+
+
+def actions_on(source_ids: list[int], kind: str | None = None, open_only: bool = True) -> list[tuple[int, str, str]]:
+    """Return (id, kind, status) of the action jobs acting on any of source_ids (not ended ones, unless asked)."""
+    where = [J.source_job_id.in_(source_ids)]
+    if kind is not None:
+        where.append(J.kind == kind)
+    if open_only:
+        where.append(J.status.not_in(TERMINAL))
+    return [tuple(r) for r in db.session.execute(select(J.id, J.kind, J.status).where(*where).order_by(J.id))]
+
+
+def lock_row(job_id: int) -> bool:
+    """Take a job's row lock (a no-op UPDATE; the write lock on SQLite) whatever its status; False if none."""
+    return _update(J.id == job_id, status=J.status) == 1

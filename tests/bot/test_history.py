@@ -79,7 +79,7 @@ def test_recent_jobs_view_and_every_admin_action_is_audited(client, simulator):
     listing = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
     assert listing["text"] == t("jobs_title")
     assert listing["reply_markup"]["inline_keyboard"] == [[{
-        "text": t("job_row", id=job_id, status=t("status_running"), done=0, total=3),
+        "text": t("job_row_send", id=job_id, status=t("status_running"), done=0, total=3),
         "callback_data": f"j.view:{job_id}"}]]
 
     press(client, simulator, f"j.view:{job_id}", under=listing)
@@ -141,7 +141,7 @@ def test_view_of_a_finished_cli_job_shows_counters_duration_and_its_trail(client
     assert buttons(view) == [f"j.unsend:{job.id}", f"j.edit:{job.id}", f"j.export:{job.id}", "j.list"]
     press(client, simulator, "j.list", under=view)
     assert simulator.deliveries("sendMessage", ADMIN_ID)[-1]["reply_markup"]["inline_keyboard"][0][0]["text"] == \
-        t("job_row", id=job.id, status=t("status_completed"), done=3, total=3)
+        t("job_row_send", id=job.id, status=t("status_completed"), done=3, total=3)
 
 
 def test_no_jobs_and_unknown_job(client, simulator):

@@ -5,11 +5,11 @@ import time
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from app.clock import utcnow
 from app.extensions import db
-from app.models import BroadcastJobItem
+from app.models import BroadcastJob, BroadcastJobItem
 from app.models.broadcast import COMPLETED, KIND_EDIT, KIND_UNSEND
 from app.services import audit
 from app.services.broadcast import actions, jobs, retry
@@ -82,11 +82,15 @@ def test_unsend_counts_copies_already_gone_honestly(app, simulator):
     first = actions.unsend_job(source, settings=settings)
     run(first.id, settings)
     assert counters(first.id) == dict(total=5, sent=4, gone=1, too_old=0, skipped=0, failed=0, unknown=0, pending=0)
-    again = actions.unsend_job(source, settings=settings)  # a second unsend finds every copy gone
-    run(again.id, settings)
-    assert counters(again.id) == dict(total=5, sent=0, gone=5, too_old=0, skipped=0, failed=0, unknown=0, pending=0)
-    summary = summary_text(job_status(reload(again.id)), "fa")
-    assert "از قبل حذف شده بود: 5" in summary and f"#{source}" in summary
+    summary = summary_text(job_status(reload(first.id)), "fa")
+    assert "از قبل حذف شده بود: 1" in summary and f"#{source}" in summary
+    # Nothing is left to act on: a second unsend, or an edit, is refused and makes no job.
+    jobs_before = db.session.execute(select(func.count()).select_from(BroadcastJob)).scalar()
+    for act in (lambda: actions.unsend_job(source, settings=settings),
+                lambda: actions.edit_job(source, "new text", settings=settings)):
+        with pytest.raises(actions.NotActionable, match=f"already deleted \\(job {first.id}\\)"):
+            act()
+    assert db.session.execute(select(func.count()).select_from(BroadcastJob)).scalar() == jobs_before
 
 
 def test_copies_older_than_48_hours_are_counted_too_old_and_stay(app, simulator):
@@ -198,10 +202,18 @@ def test_an_unsend_job_pauses_resumes_and_cancels_like_a_send(app, simulator):
     assert jobs.resume_job(job.id) == "running"
     run(job.id, settings)
     assert copies(simulator, users) == {}
-    cancelled = actions.unsend_job(source, settings=settings)
+    everyone = users + create_users(4, start=users[-1] + 1)
+    second = create_text_job(settings=settings).id
+    run(second, settings)
+    cancelled = actions.unsend_job(second, settings=settings)
     assert jobs.cancel_job(cancelled.id)
     assert pump(cancelled.id, 5, settings=settings).stop == "not_running"
-    assert counters(cancelled.id)["gone"] == 0 and job_status(reload(cancelled.id))["not_sent"] == 6
+    assert counters(cancelled.id)["gone"] == 0 and job_status(reload(cancelled.id))["not_sent"] == 10
+    # The cancelled unsend deleted nothing: a new one covers every copy.
+    again = actions.unsend_job(second, settings=settings)
+    assert reload(again.id).total_count == 10
+    run(again.id, settings)
+    assert copies(simulator, everyone) == {}
 
 
 def test_classify_action_maps_telegrams_answers_to_honest_outcomes():

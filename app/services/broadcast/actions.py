@@ -7,6 +7,13 @@ queues like any job, so lease, fence, budget, progress, pause/cancel and crash
 safety are the pump's. A source still queued, running, paused or scheduled is
 refused (cancel or wait for it first); so is an unsend once every copy is
 older than Telegram's 48 hours.
+
+An action covers the broadcast and its retries (app.services.broadcast.lineage),
+and starts only once all of them have ended, none has a send still in flight
+(a cancel lets those finish; their copies must be there to act on), and no
+other unsend or edit of the chain is open: one action at a time. Copies an
+earlier unsend deleted (or found gone) are left out, so nothing is deleted or
+edited twice.
 """
 from __future__ import annotations
 
@@ -23,13 +30,12 @@ from app.models.broadcast import (
     KIND_EDIT,
     KIND_SEND,
     KIND_UNSEND,
-    TERMINAL,
     BroadcastJob,
 )
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.services import audit
-from app.services.broadcast import jobs
+from app.services.broadcast import jobs, lineage
 
 log = logging.getLogger(__name__)
 # Telegram lets a bot delete its messages in private chats for this long.
@@ -41,7 +47,11 @@ COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined
 
 
 class NotActionable(ValueError):
-    """The source job does not exist, is not a finished broadcast, or has no copy left to act on."""
+    """The job cannot be unsent or edited now; key and values name the admin's text (the message is English)."""
+
+    def __init__(self, message: str, key: str = "act_nothing", **values):
+        super().__init__(message)
+        self.key, self.values = key, values
 
 
 def unsend_job(job_id: int, *, actor: str | None = None, created_by: int | None = None,
@@ -61,21 +71,53 @@ def edit_limit(source: BroadcastJob) -> int:
     return jobs.TEXT_LIMIT if source.content_type == CONTENT_TEXT else CAPTION_LIMIT
 
 
-def check_source(source: BroadcastJob | None, kind: str, now=None) -> None:
-    """Raise NotActionable unless the job can be unsent / edited now (read-only, for buttons and CLI)."""
+def check_source(source: BroadcastJob | None, kind: str, now=None) -> int:
+    """Raise NotActionable unless the job can be unsent / edited now; return the copies it would act on.
+
+    Read-only, for buttons and the CLI; _create runs it again under the chain's lock.
+    """
     if source is None:
-        raise NotActionable("no such broadcast job")
+        raise NotActionable("no such broadcast job", "cb_unknown_job")
     if source.kind != KIND_SEND:
-        raise NotActionable(f"job {source.id} is itself an {source.kind} job")
-    if source.status not in TERMINAL:
-        raise NotActionable(f"job {source.id} is {source.status}; only a completed or cancelled job can be "
-                            f"unsent or edited (wait for it, or cancel it first)")
-    count, newest = items.sent_window(source.id)
+        raise NotActionable(f"job {source.id} is itself an {source.kind} job", "act_is_action", id=source.id)
+    scope = lineage.family(source.id)
+    busy = lineage.unfinished(scope)
+    if busy is not None and busy[0] == source.id:
+        raise NotActionable(f"job {source.id} is {busy[1]}; only a completed or cancelled job can be unsent or edited "
+                            f"(wait for it, or cancel it first)", "act_not_finished", id=source.id)
+    if busy is not None:
+        raise NotActionable(f"job {busy[0]}, a retry of job {source.id}, is {busy[1]}; an unsend or edit covers the "
+                            f"retries too (wait for it, or cancel it first)", "act_retry_busy", id=source.id,
+                            retry=busy[0])
+    above = scope + lineage.ancestors(source.id)
+    running = jobs_repo.actions_on(above)
+    if running:
+        other, other_kind, state = running[0]
+        raise NotActionable(f"job {other} already {other_kind}s this broadcast ({state}); wait for it, or cancel it "
+                            f"first", f"act_busy_{other_kind}", id=source.id, job=other)
+    flying = items.in_flight(scope)
+    if flying:
+        raise NotActionable(f"job {source.id} still has {flying} copies on their way (in flight); try again in a few "
+                            f"seconds, once they are recorded", "act_in_flight", id=source.id, n=flying)
+    deleted = [row[0] for row in jobs_repo.actions_on(above, KIND_UNSEND, open_only=False)]
+    count, newest = items.sent_window(scope, deleted)
+    if count == 0 and deleted:
+        raise NotActionable(f"every copy of job {source.id} was already deleted (job {deleted[-1]})",
+                            "act_all_deleted", id=source.id, job=deleted[-1])
     if count == 0:
-        raise NotActionable(f"job {source.id} has no delivered copy with a known message id")
+        raise NotActionable(f"job {source.id} has no delivered copy with a known message id", "act_nothing",
+                            id=source.id)
     if kind == KIND_UNSEND and newest is not None and newest < (now or utcnow()) - DELETE_WINDOW:
         raise NotActionable(f"every copy of job {source.id} is older than 48 hours: Telegram no longer "
-                            f"lets the bot delete them")
+                            f"lets the bot delete them", "act_too_old", id=source.id)
+    return count
+
+
+def covered(source_id: int) -> tuple[list[int], list[int]]:
+    """Return (the broadcast and its retries, the unsend jobs that already deleted some of their copies)."""
+    scope = lineage.family(source_id)
+    above = scope + lineage.ancestors(source_id)
+    return scope, [row[0] for row in jobs_repo.actions_on(above, KIND_UNSEND, open_only=False)]
 
 
 def _check_text(source: BroadcastJob, text: str | None) -> str:
@@ -90,20 +132,20 @@ def _check_text(source: BroadcastJob, text: str | None) -> str:
 
 def _create(job_id: int, kind: str, text: str | None, actor: str | None, created_by: int | None,
             progress_chat_id: int | None, lang: str, settings: dict | None) -> BroadcastJob:
-    """Lock the finished source, check it, copy its sent items into a new action job and queue it."""
-    db.session.commit()  # the lock below must be this transaction's first statement
-    locked = jobs_repo.lock_finished(job_id)
+    """Lock the chain, check it, copy the copies still there into a new action job and queue it."""
+    db.session.rollback()
+    jobs.expire_stopped_orphans()  # a dead pump's in-flight sends are settled first (as cron does)
+    # The lock below must be this transaction's first statement; it serialises
+    # every action and retry of the chain, so the checks hold until commit.
+    locked = lineage.lock(job_id)
     source = db.session.get(BroadcastJob, job_id)
-    if source is None:
-        db.session.rollback()
-        raise NotActionable(f"no broadcast job {job_id}")
     try:
-        check_source(source, kind)  # also says why an unlocked (unfinished) source is refused
-        if not locked:
-            raise NotActionable(f"job {job_id} is {source.status}; it cannot be unsent or edited now")
+        if not locked or source is None:
+            raise NotActionable(f"no broadcast job {job_id}", "cb_unknown_job")
+        check_source(source, kind)
         if kind == KIND_EDIT:
             if source.content_type not in (CONTENT_TEXT, CONTENT_COPY, CONTENT_ALBUM):
-                raise NotActionable(f"job {job_id} has no text or caption to edit")
+                raise NotActionable(f"job {job_id} has no text or caption to edit", "act_nothing", id=job_id)
             text = _check_text(source, text)
     except ValueError:
         db.session.rollback()
@@ -113,7 +155,7 @@ def _create(job_id: int, kind: str, text: str | None, actor: str | None, created
                             progress_chat_id=progress_chat_id, progress_lang=lang, created_at=utcnow())
     # An action is never a paid broadcast: deletes and edits take no paid option.
     job.paid, job.paid_limit = False, None
-    total = items.populate_action(job.id, job_id)
+    total = items.populate_action(job.id, *covered(job_id))
     action = audit.UNSENT if kind == KIND_UNSEND else audit.EDITED
     audit.record(actor, action, job_id, f"as job {job.id}: total={total}")
     jobs.queue_populated(job, total, actor, action, f"of job {job_id}: total={total}")

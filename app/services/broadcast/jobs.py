@@ -132,6 +132,13 @@ def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
     return job
 
 
+def set_paid(job: BroadcastJob, paid: bool, settings: dict | None = None) -> None:
+    """Set a draft's paid flag as the admin confirmed it (never for an album), with the cap that goes with it."""
+    settings = settings or load_settings()
+    job.paid = bool(paid) and job.content_type != CONTENT_ALBUM
+    job.paid_limit = settings["broadcast_paid_max_messages"] if job.paid else None
+
+
 def queue_populated(job: BroadcastJob, total: int, actor: str | None, action: str, detail: str,
                     send_at: datetime | None = None) -> None:
     """Record the total, queue (or schedule) the draft with its audit entry, commit, and start it if no job sends."""

@@ -110,9 +110,11 @@ def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMark
 
 def summary_keyboard(status: dict, lang: str) -> InlineKeyboardMarkup | None:
     """Return the summary's retry buttons (app.bot.keyboards.retry_rows' callbacks), or None when nobody is left."""
-    failed, unknown = retry_offer(status)
-    rows = [[InlineKeyboardButton(t("btn_retry", lang), callback_data=f"j.retry:{status['id']}")]] if failed else []
-    if unknown:
+    offer = retry_offer(status)
+    rows = []
+    if offer.retry:
+        rows.append([InlineKeyboardButton(t(offer.retry_key, lang), callback_data=f"j.retry:{status['id']}")])
+    if offer.unknown:
         rows.append([InlineKeyboardButton(t("btn_retry_unknown", lang), callback_data=f"j.retry_u:{status['id']}")])
     return InlineKeyboardMarkup(rows) if rows else None
 

@@ -5,6 +5,7 @@ so its unfinished items are `not_sent` instead ("not sent (cancelled)"), never p
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from app.clock import utcnow
@@ -54,12 +55,35 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
     }
 
 
-def retry_offer(status: dict) -> tuple[int, int]:
-    """Return (failed + unsent, unknown) a retry could reach, per the job's counters; (0, 0) if it may not run.
+@dataclass(frozen=True)
+class Offers:
+    """The after-send actions a job's view or summary shows: only those that would act now."""
 
-    For the buttons only: the ledger decides at retry time (app.services.broadcast.retry),
-    leaving out users blocked since and users an earlier retry already holds.
+    failed: int = 0      # a retry would reach these: Telegram refused their copy
+    not_sent: int = 0    # ... and these: a cancel (or a pause) left them unsent
+    unknown: int = 0     # offered apart: some may have got the message
+    unsend: bool = False
+    edit: bool = False
+
+    @property
+    def retry(self) -> int:
+        """Recipients a plain retry (without the unknown) would reach."""
+        return self.failed + self.not_sent
+
+    @property
+    def retry_key(self) -> str:
+        """Name the retry button's text by whom it reaches: the failed, the never sent (cancelled), or both."""
+        if self.failed and self.not_sent:
+            return "btn_retry_both"
+        return "btn_retry" if self.failed else "btn_retry_not_sent"
+
+
+def retry_offer(status: dict) -> Offers:
+    """Return what a retry could reach per the job's counters (the summary right after a job ends).
+
+    The view asks the ledger instead (app.services.broadcast.offers), which
+    also leaves out users blocked since and users an earlier retry holds.
     """
     if status["status"] not in (COMPLETED, CANCELLED, PAUSED) or status.get("kind", KIND_SEND) != KIND_SEND:
-        return 0, 0  # an unsend or edit job is never "retried" as a send
-    return status["failed"] + status["not_sent"] + status["pending"], status["unknown"]
+        return Offers()  # an unsend or edit job is never "retried" as a send
+    return Offers(failed=status["failed"], not_sent=status["not_sent"] + status["pending"], unknown=status["unknown"])

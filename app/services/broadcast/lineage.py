@@ -1,0 +1,63 @@
+"""A broadcast and its retries: the copies an action on it covers, and the one row that serialises them.
+
+A retry is a job with retry_of pointing at the job it re-sends; a retry of a
+retry points at that retry. An unsend or edit of a broadcast covers the
+broadcast and every retry below it. Every action and every retry first locks
+the root of the chain (the broadcast nothing retries), so two of them on one
+chain run one after the other, whichever member each was started from.
+"""
+from __future__ import annotations
+
+from app.extensions import db
+from app.models.broadcast import TERMINAL
+from app.repository import broadcast_jobs as jobs_repo
+
+# A chain is a handful of jobs; the bound only stops a corrupted cycle from looping.
+MAX_DEPTH = 1000
+
+
+def family(job_id: int) -> list[int]:
+    """Return the job and every retry below it, in id order."""
+    found, level = [job_id], [job_id]
+    for _ in range(MAX_DEPTH):
+        level = [j for j in jobs_repo.retries_of(level) if j not in found]
+        if not level:
+            break
+        found.extend(level)
+    return sorted(found)
+
+
+def ancestors(job_id: int) -> list[int]:
+    """Return the jobs the job retries, nearest first (empty for a broadcast nothing retries)."""
+    chain: list[int] = []
+    parent = jobs_repo.retry_parent(job_id)
+    while parent is not None and parent not in chain and len(chain) < MAX_DEPTH:
+        chain.append(parent)
+        parent = jobs_repo.retry_parent(parent)
+    return chain
+
+
+def root(job_id: int) -> int:
+    """Return the broadcast at the top of the job's retry chain."""
+    chain = ancestors(job_id)
+    return chain[-1] if chain else job_id
+
+
+def lock(job_id: int) -> bool:
+    """Start a transaction by locking the root of the job's chain; False when there is no such job.
+
+    The chain is read first and committed (retry_of never changes once set):
+    the lock must be the new transaction's first statement, since SQLite
+    cannot turn a read transaction that another writer overtook into a write.
+    """
+    top = root(job_id)
+    db.session.commit()
+    return jobs_repo.lock_row(top)
+
+
+def unfinished(job_ids: list[int]) -> tuple[int, str] | None:
+    """Return (id, status) of the first of job_ids not yet completed or cancelled, or None."""
+    for job_id, status in sorted(jobs_repo.statuses(job_ids).items()):
+        if status not in TERMINAL:
+            return job_id, status
+    return None

@@ -1,0 +1,25 @@
+"""What a job's view offers after sending: only the actions that would act now, by the checks the actions run."""
+from __future__ import annotations
+
+from app.models.broadcast import CANCELLED, COMPLETED, KIND_EDIT, KIND_SEND, KIND_UNSEND, PAUSED, BroadcastJob
+from app.services.broadcast import actions, retry
+from app.services.broadcast.status import Offers
+
+
+def offers(job: BroadcastJob) -> Offers:
+    """Return the retry counts (from the ledger) and whether unsend / edit would be accepted now."""
+    if job.kind != KIND_SEND:
+        return Offers()  # an unsend or edit job is itself an action: nothing to retry, unsend or edit
+    found = {}
+    if job.status in (COMPLETED, CANCELLED, PAUSED) and retry.blocker(job.id) is None:
+        found = retry.candidates(job.id)
+    return Offers(**found, unsend=_accepted(job, KIND_UNSEND), edit=_accepted(job, KIND_EDIT))
+
+
+def _accepted(job: BroadcastJob, kind: str) -> bool:
+    """Tell whether the action's own check would accept it now."""
+    try:
+        actions.check_source(job, kind)
+    except actions.NotActionable:
+        return False
+    return True
