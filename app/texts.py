@@ -410,6 +410,22 @@ TEXTS: dict[str, dict[str, str]] = {
     "cb_retry_nothing": {"fa": "کسی برای ارسال دوباره نمانده است.", "en": "Nobody is left to send to again."},
     "cb_retry_refused": {"fa": "این ارسال هنوز در جریان است؛ ابتدا آن را متوقف یا لغو کنید.",
                          "en": "This broadcast is still under way; pause or cancel it first."},
+    "cb_retry_blocked": {"fa": "این ارسال در حال حذف/ویرایش است یا از همه حذف شده؛ ارسال دوباره ممکن نیست.",
+                         "en": "This broadcast is being unsent or edited, or was deleted from everyone; it cannot be "
+                               "sent again."},
+    "retry_screen": {
+        "fa": "👆 پیش‌نمایش: پیام بالا دقیقاً همین‌طور ارسال می‌شود.\n🔁 ارسال دوباره‌ی #{id}\n"
+              "👥 گیرندگان: {who} — {count} نفر\n⏱ زمان تقریبی: {duration}{queue}\n⚙️ گزینه‌ها: {options}\n",
+        "en": "👆 Preview: users will see exactly the message above.\n🔁 Sending broadcast #{id} again\n"
+              "👥 Recipients: {who} — {count} users\n⏱ Estimated time: {duration}{queue}\n⚙️ Options: {options}\n",
+    },
+    "retry_who_failed": {"fa": "❌ ناموفق: {n}", "en": "❌ failed: {n}"},
+    "retry_who_not_sent": {"fa": "⏹ ارسال‌نشده (لغو شد): {n}", "en": "⏹ not sent (cancelled): {n}"},
+    "retry_who_not_sent_paused": {"fa": "⏹ ارسال‌نشده (متوقف): {n}", "en": "⏹ not sent (paused): {n}"},
+    "retry_who_unknown": {"fa": "❓ نامعلوم: {n}", "en": "❓ unknown: {n}"},
+    "retry_paid_changed": {"fa": "⚠️ تنظیم ارسال پولی پس از این پیش‌نمایش تغییر کرده است؛ پیش‌نمایش تازه را ببینید.",
+                           "en": "⚠️ The paid-broadcast setting changed after this preview; see the new one."},
+    "retry_balance_refused": {"fa": "❌ ارسال دوباره انجام نشد:\n{line}", "en": "❌ Nothing was sent again:\n{line}"},
     "cb_exporting": {"fa": "در حال ساخت فایل…", "en": "Preparing the file…"},
     "export_caption": {"fa": "📄 گزارش ارسال همگانی #{id}: {rows} ردیف", "en": "📄 Ledger of broadcast #{id}: {rows} rows"},
     "export_failed": {"fa": "❌ فرستادن فایل گزارش ارسال #{id} ناموفق بود؛ دوباره امتحان کنید.",

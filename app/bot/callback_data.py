@@ -46,6 +46,8 @@ SPEC: dict[str, tuple[str, str | None, bool]] = {
     "j.edit": ("edit_all", "id", False),
     "a.yes": ("act_yes", None, True),
     "a.no": ("act_no", None, True),
+    "r.ok": ("retry_ok", None, True),
+    "r.no": ("retry_no", None, True),
 }
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
 TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})

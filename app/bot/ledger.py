@@ -1,14 +1,13 @@
-"""A job's ledger from the bot: send again to whom it did not reach, and export it as CSV."""
+"""A job's ledger from the bot: export it as CSV (sending again is app.bot.retry_screen)."""
 from __future__ import annotations
 
 import logging
 import tempfile
 import time
 
-from app.bot import history
 from app.bot.context import BotContext
 from app.services import audit
-from app.services.broadcast import export, jobs, retry, runner
+from app.services.broadcast import export, jobs
 from app.telegram.errors import TelegramError
 
 log = logging.getLogger(__name__)
@@ -16,44 +15,6 @@ log = logging.getLogger(__name__)
 SPOOL_BYTES = 1 << 20
 # The upload's own budget (a large ledger over a slow link); the webhook's replies wait for it.
 UPLOAD_SECONDS = 30.0
-
-
-def on_retry(ctx: BotContext, job_id: int) -> None:
-    """Create the retry of a job for its failed and unsent items."""
-    _retry(ctx, job_id, include_unknown=False)
-
-
-def on_retry_unknown(ctx: BotContext, job_id: int) -> None:
-    """Create the retry including unknown items (the view warned that some may get a second copy)."""
-    _retry(ctx, job_id, include_unknown=True)
-
-
-def _retry(ctx: BotContext, job_id: int, include_unknown: bool) -> None:
-    """After commit: build the new job from the ledger, answer, re-render the view, run the new job's pumps."""
-    if jobs.get_job(job_id) is None:
-        ctx.answer("cb_unknown_job")
-        return
-
-    def run() -> None:
-        try:
-            job = retry.retry_job(job_id, include_unknown=include_unknown, actor=audit.admin_actor(ctx.user_id),
-                                  created_by=ctx.user_id, progress_chat_id=ctx.chat_id, lang=ctx.lang,
-                                  settings=ctx.settings)
-        except retry.NotRetryable:
-            ctx.end_transaction()
-            ctx.answer("cb_retry_refused", alert=True)
-            return
-        except retry.NothingToRetry:
-            ctx.end_transaction()
-            ctx.answer("cb_retry_nothing", alert=True)
-            return
-        new_id, total = job.id, job.total_count
-        ctx.end_transaction()
-        ctx.answer("cb_retried", id=new_id, total=total)
-        history.rerender(ctx, job_id)  # a paused job is cancelled by its retry: show it
-        runner.run_interactive(new_id, settings=ctx.settings, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang)
-
-    ctx.after_commit(run)
 
 
 def on_export(ctx: BotContext, job_id: int) -> None:

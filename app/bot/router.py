@@ -17,6 +17,7 @@ from app.bot import (
     ledger,
     membership,
     presend,
+    retry_screen,
     schedule_wizard,
     start,
     unsend_edit,
@@ -58,6 +59,8 @@ DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     "at": schedule_wizard.on_preset,
     "act_yes": unsend_edit.on_yes,
     "act_no": unsend_edit.on_no,
+    "retry_ok": retry_screen.on_confirm,
+    "retry_no": retry_screen.on_abort,
 }
 CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "continue": broadcast_controls.on_continue,
@@ -69,8 +72,8 @@ CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
     "job_view": history.on_job_view,
     "retime": schedule_wizard.on_retime,
     "send_now": schedule_wizard.on_send_now,
-    "retry": ledger.on_retry,
-    "retry_unknown": ledger.on_retry_unknown,
+    "retry": retry_screen.on_retry,
+    "retry_unknown": retry_screen.on_retry_unknown,
     "export": ledger.on_export,
     "unsend": unsend_edit.on_unsend,
     "edit_all": unsend_edit.on_edit,
@@ -81,6 +84,7 @@ STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {
     "settings": admin_settings.on_input,
     "sched": schedule_wizard.on_input,
     "act": unsend_edit.on_input,
+    "retry": retry_screen.on_input,
 }
 
 

@@ -11,7 +11,7 @@ from app.services.broadcast import export, jobs
 from app.services.broadcast.pump import pump
 from app.texts import t
 from tests.bot.test_history import trail, view_of
-from tests.bot.wizard import all_jobs, buttons, last_answer, press, tap
+from tests.bot.wizard import all_jobs, buttons, last_answer, offered, press, tap, texts_to
 from tests.broadcast.helpers import engine_settings, reload
 from tests.conftest import ADMIN_ID
 from tests.factories import create_user
@@ -51,18 +51,28 @@ def test_retry_from_the_view_reaches_only_the_failed_and_the_summary_offers_it(c
     assert view["text"].endswith("\n\n" + t("retry_unknown_warning", n=1))
 
     press(client, simulator, "j.retry", under=view)
+    assert len(all_jobs()) == 1  # the retry's pre-send screen first
+    screen = offered(simulator, "r.ok")
+    assert t("retry_who_failed", n=1) in screen["text"] and t("retry_who_unknown", n=1) not in screen["text"]
+    press(client, simulator, "r.ok", under=screen)
     [_, new] = all_jobs()
-    assert last_answer(simulator)["text"] == t("cb_retried", id=new.id, total=1)
+    assert t("cb_retried", id=new.id, total=1) in texts_to(simulator)
     assert (new.retry_of, new.status, new.created_by, new.progress_chat_id) == (job_id, "completed", ADMIN_ID,
                                                                                  ADMIN_ID)
     assert {u: copies_to(simulator, u) for u in (OK, REFUSED, BLOCKED, LOST)} == {OK: 1, REFUSED: 1, BLOCKED: 0,
                                                                                   LOST: 1}
     # Unknown ones only when asked for, under the warning: the lost user gets a second copy.
     press(client, simulator, "j.retry_u", under=view)
+    screen = offered(simulator, "r.ok")
+    assert t("retry_who_unknown", n=1) in screen["text"] and t("retry_unknown_warning", n=1) in screen["text"]
+    press(client, simulator, "r.ok", under=screen)
     assert copies_to(simulator, LOST) == 2 and copies_to(simulator, REFUSED) == 1
     press(client, simulator, "j.retry_u", under=view)
     assert last_answer(simulator)["text"] == t("cb_retry_nothing")
     assert trail(job_id)[-2:] == [(f"admin:{ADMIN_ID}", "retried")] * 2
+    # The view now offers no retry: everyone it could reach was reached.
+    tap(client, simulator, f"j.view:{job_id}")
+    assert not {f"j.retry:{job_id}", f"j.retry_u:{job_id}"} & set(buttons(view_of(simulator, job_id)))
 
 
 def test_export_sends_the_ledger_as_a_csv_document(client, simulator, monkeypatch):
@@ -98,8 +108,10 @@ def test_retry_of_a_paused_job_cancels_it_so_its_resume_cannot_send_twice(client
     view = view_of(simulator, job.id)
     assert view["text"].endswith(t("retry_paused_note"))
     press(client, simulator, "j.retry", under=view)
-    edit = [d for d in simulator.deliveries("editMessageText", ADMIN_ID) if d["message_id"] == view["message_id"]][-1]
-    assert f"— {t('status_cancelled')}\n" in edit["text"]
+    screen = offered(simulator, "r.ok")
+    assert t("retry_who_not_sent_paused", n=2) in screen["text"] and t("retry_paused_note") in screen["text"]
+    assert reload(job.id).status == "paused"  # nothing changes before the Confirm
+    press(client, simulator, "r.ok", under=screen)
     assert reload(job.id).status == "cancelled"
     tap(client, simulator, f"w.resume:{job.id}", message_id=view["message_id"])
     assert last_answer(simulator)["text"] == t("cb_finished")

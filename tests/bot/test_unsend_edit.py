@@ -94,3 +94,67 @@ def test_edit_everywhere_takes_the_new_text_and_changes_every_copy(client, simul
     assert {m["reply_markup"]["inline_keyboard"][0][0]["url"] for m in simulator.bot_messages()
             if m["chat_id"] in USERS} == {"https://example.com/"}
     assert trail(job_id)[-1] == (f"admin:{ADMIN_ID}", "edited")
+
+
+def view_buttons(client, simulator, job_id: int) -> list[str]:
+    """Open a job's view and return its buttons."""
+    tap(client, simulator, f"j.view:{job_id}")
+    return buttons(simulator.deliveries("sendMessage", ADMIN_ID)[-1])
+
+
+def test_the_view_offers_only_the_actions_that_would_act(client, simulator):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from app.clock import utcnow
+    from app.extensions import db
+    from app.models import BroadcastJobItem
+
+    job_id = finished_job(simulator)
+    db.session.execute(update(BroadcastJobItem).values(sent_at=utcnow() - timedelta(hours=49)))
+    db.session.commit()
+    # Past 48 hours: Telegram would refuse every delete, so no unsend; an edit still works.
+    assert view_buttons(client, simulator, job_id) == [f"j.edit:{job_id}", f"j.export:{job_id}", "j.list"]
+    db.session.execute(update(BroadcastJobItem).values(sent_at=utcnow()))
+    db.session.commit()
+    assert f"j.unsend:{job_id}" in view_buttons(client, simulator, job_id)
+    press(client, simulator, "j.unsend", under=view_of(simulator, job_id))
+    press(client, simulator, "a.yes")
+    press(client, simulator, "a.yes")
+    [_, unsend] = all_jobs()
+    assert left(simulator) == {}
+    # Every copy is deleted: neither a second unsend nor an edit would act on anything.
+    assert view_buttons(client, simulator, job_id) == [f"j.export:{job_id}", "j.list"]
+    # The unsend job is shown as what it is: deletions, not a broadcast that "sent" 3.
+    shown = simulator.deliveries("sendMessage", ADMIN_ID)
+    view_buttons(client, simulator, unsend.id)
+    text = simulator.deliveries("sendMessage", ADMIN_ID)[-1]["text"]
+    assert len(simulator.deliveries("sendMessage", ADMIN_ID)) == len(shown) + 1
+    assert text.startswith(t("action_title_unsend", id=unsend.id, source=job_id))
+    assert "🗑 حذف‌شده: 3" in text and "✅ ارسال‌شده" not in text and "📢" not in text
+    tap(client, simulator, "j.list")
+    rows = [b["text"] for row in simulator.deliveries("sendMessage", ADMIN_ID)[-1]["reply_markup"]["inline_keyboard"]
+            for b in row]
+    assert rows[:2] == [t("job_row_unsend", id=unsend.id, source=job_id, status=t("status_completed"), done=3,
+                          total=3),
+                        t("job_row_send", id=job_id, status=t("status_completed"), done=3, total=3)]
+
+
+def test_unsend_from_the_bot_is_refused_with_the_reason_while_a_retry_runs(client, simulator):
+    from app.services.broadcast import retry
+
+    for user_id in USERS:
+        create_user(user_id)
+    simulator.state.set_chats("refuse", [USERS[0]])
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر"},
+                          settings=engine_settings())
+    assert pump(job.id, 10, settings=engine_settings()).stop == "done"
+    simulator.state.set_chats("restore", [USERS[0]])
+    again = retry.retry_job(job.id, settings=engine_settings())  # queued, not yet pumped
+    tap(client, simulator, f"j.view:{job.id}")
+    view = view_of(simulator, job.id)
+    assert f"j.unsend:{job.id}" not in buttons(view)  # not offered while the retry is open
+    tap(client, simulator, f"j.unsend:{job.id}", message_id=view["message_id"])  # an old view's button
+    assert last_answer(simulator)["text"] == t("act_retry_busy", id=job.id, retry=again.id)
+    assert len(all_jobs()) == 2
