@@ -113,17 +113,19 @@ def sent_window(job_id: int) -> tuple[int, object]:
     return row[0], row[1]
 
 
-def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple[int, int, int, list[int] | None]]:
-    """Like next_pending, with each item's copy: (item id, user id, message id, part ids).
+def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple]:
+    """Like next_pending_named, with each item's copy: (item id, user id, message id, part ids, first name, language).
 
     The copy is what an action job deletes or edits; part ids (a list) only
-    for an album, None for items sent before they were recorded.
+    for an album, None for items sent before they were recorded. The name
+    serves an edit with a personal greeting; one join, as for a send.
     """
     rows = db.session.execute(
-        select(I.id, I.user_id, I.message_id, I.message_ids)
+        select(I.id, I.user_id, I.message_id, I.message_ids, User.first_name, User.language_code)
+        .outerjoin(User, User.id == I.user_id)
         .where(I.job_id == job_id, I.status == PENDING, I.id > after_id).order_by(I.id).limit(limit)
     )
-    return [(r[0], r[1], r[2], json.loads(r[3]) if r[3] else None) for r in rows]
+    return [(r[0], r[1], r[2], json.loads(r[3]) if r[3] else None, r[4], r[5]) for r in rows]
 
 
 def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]]:

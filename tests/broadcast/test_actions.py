@@ -310,3 +310,14 @@ def test_a_replayed_action_plan_changes_no_row_and_no_counter(app, simulator):
     assert counters(job.id) == dict(total=2, sent=2, gone=0, too_old=0, skipped=0, failed=0, unknown=0, pending=0)
     assert assert_consistent(job.id) == {"sent": 2}
     p.release()
+
+
+def test_an_album_edit_with_first_name_greets_each_recipient_in_the_caption(app, simulator):
+    simulator.configure(per_chat_limits=False)
+    settings = engine_settings()
+    users = create_users(2)
+    source = album_source(simulator, settings)
+    edit = actions.edit_job(source, "برای <b>{first_name}</b>", settings=settings)
+    run(edit.id, settings)
+    assert {u: chats(simulator, [u])[u][0] for u in users} == {u: (1, f"برای کاربر {u} 🎉") for u in users}
+    assert counters(edit.id)["sent"] == 2

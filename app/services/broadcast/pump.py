@@ -391,13 +391,15 @@ class Pump:
         return limiter.next_slot_in() if limiter is not None else 0.0
 
     def personal_params(self, params: dict, user_id: int) -> dict:
-        """Return the send's parameters with this recipient's greeting (unchanged for other jobs)."""
+        """Return the call's parameters for this recipient: an action's copy, a greeting by name."""
         if self.action:
-            return target_params(self.method, params, *self.recorder.targets.pop(user_id))
+            params = target_params(self.method, params, *self.recorder.targets.pop(user_id))
         if not self.recorder.personal:
             return params
+        # A send or a text edit carries "text"; an album's edit, its "caption".
+        key = "caption" if "caption" in params else "text"
         first_name, code = self.recorder.names.pop(user_id, (None, None))
-        return {**params, "text": greeting.render(params["text"], first_name, lang_of(code))}
+        return {**params, key: greeting.render(params[key], first_name, lang_of(code))}
 
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""

@@ -26,6 +26,7 @@ from app.models.broadcast import (
     CONTENT_TEXT,
     GONE,
     ITEM_FAILED,
+    KIND_EDIT,
     PENDING,
     SENT,
     SKIPPED,
@@ -82,8 +83,9 @@ class Recorder:
         self.paid_limit = job.paid_limit if job.paid else None
         self.charged = job.sent_count + job.unknown_count
         self.queue: deque[tuple[int, int]] = deque()
-        # A personal greeting needs each claimed recipient's (first name, language code).
-        self.personal = job.content_type == CONTENT_TEXT and has_greeting(job.text)
+        # A personal greeting needs each claimed recipient's (first name, language code): a text
+        # broadcast's, or any edit's (the new text or caption is ours, whatever the source was).
+        self.personal = (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT) and has_greeting(job.text)
         self.names: dict[int, tuple[str | None, str | None]] = {}
         # An action job (unsend, edit) reads each claimed item's copy: (message id, an album's part ids).
         self.action = job.kind in ACTION_KINDS
@@ -310,6 +312,8 @@ class Recorder:
         if self.action:
             rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)
             self.targets.update({row[1]: (row[2], row[3]) for row in rows})
+            if self.personal:
+                self.names.update({row[1]: (row[4], row[5]) for row in rows})
             return [(row[0], row[1]) for row in rows]
         if not self.personal:
             return items.next_pending(self.job_id, self.last_id, self.batch_size)
