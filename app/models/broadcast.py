@@ -22,7 +22,8 @@ Job states (each transition is one guarded UPDATE in app.repository.broadcast_jo
 Terminal states (completed, cancelled) never change again.
 
 Action jobs (kind 'unsend' or 'edit', app.services.broadcast.actions) go through the same states
-and the same pump; their items are the source job's sent items with its message_id, and
+and the same pump; their items are the source job's sent items with its message_id (and an
+album's message_ids), and
 per kind the counters mean:
   sent_count     unsend: copies deleted            edit: copies edited (or already so)
   gone_count     the copy no longer exists (the user deleted it, or an earlier unsend did)
@@ -174,3 +175,5 @@ class BroadcastJobItem(db.Model):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime)
     # The recipient's copy (Telegram's message_id in their chat), kept when the item is recorded sent.
     message_id: Mapped[int | None] = mapped_column(BigInteger)
+    # An album: the recipient's copy of every part delivered, a JSON array (copyMessages may skip a part).
+    message_ids: Mapped[str | None] = mapped_column(Text)

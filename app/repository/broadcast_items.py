@@ -5,6 +5,7 @@ holds the job's lease, so no two pumps ever write the same job's items.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
@@ -141,9 +142,9 @@ def populate_action(job_id: int, source_ids: list[int], deleted_by: list[int] = 
     never holds a user another job of the broadcast delivered to, so each
     user has at most one copy here.
     """
-    rows = (select(literal(job_id), I.user_id, literal(PENDING), I.message_id)
+    rows = (select(literal(job_id), I.user_id, literal(PENDING), I.message_id, I.message_ids)
             .where(*_copies(list(source_ids), list(deleted_by))).order_by(I.id))
-    db.session.execute(insert(I).from_select(["job_id", "user_id", "status", "message_id"], rows))
+    db.session.execute(insert(I).from_select(["job_id", "user_id", "status", "message_id", "message_ids"], rows))
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
@@ -160,13 +161,19 @@ def in_flight(job_ids: list[int]) -> int:
                               .where(I.job_id.in_(job_ids), I.status == SENDING)).scalar_one()
 
 
-def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple[int, int, int]]:
-    """Like next_pending, with each item's message id (the copy an action job deletes or edits)."""
+def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple]:
+    """Like next_pending_named, with each item's copy: (item id, user id, message id, part ids, first name, language).
+
+    The copy is what an action job deletes or edits; part ids (a list) only
+    for an album, None for items sent before they were recorded. The name
+    serves an edit with a personal greeting; one join, as for a send.
+    """
     rows = db.session.execute(
-        select(I.id, I.user_id, I.message_id).where(I.job_id == job_id, I.status == PENDING, I.id > after_id)
-        .order_by(I.id).limit(limit)
+        select(I.id, I.user_id, I.message_id, I.message_ids, User.first_name, User.language_code)
+        .outerjoin(User, User.id == I.user_id)
+        .where(I.job_id == job_id, I.status == PENDING, I.id > after_id).order_by(I.id).limit(limit)
     )
-    return [(r[0], r[1], r[2]) for r in rows]
+    return [(r[0], r[1], r[2], json.loads(r[3]) if r[3] else None, r[4], r[5]) for r in rows]
 
 
 def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]]:
@@ -203,20 +210,24 @@ def set_done(ids: list[int], now: datetime) -> int:
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 
-def set_sent(sent: list[tuple[int, int | None]], now: datetime) -> int:
-    """sending -> sent, each item with its own message id, in one UPDATE (a CASE on the id).
+def set_sent(sent: list[tuple[int, int | None]], now: datetime,
+             parts: dict[int, Iterable[int]] | None = None) -> int:
+    """sending -> sent, each item with its own message id (an album: its parts' ids too), in one UPDATE.
 
     One statement per batch however wide the window (an executemany would be
-    one round trip per item on PyMySQL); the status guard makes a replay of
-    the same plan change nothing, so counters move by the rows really changed.
+    one round trip per item on PyMySQL): a CASE on the id per column. The
+    status guard makes a replay of the same plan change nothing, so counters
+    move by the rows really changed.
     """
     if not sent:
         return 0
     ids = [item_id for item_id, _ in sent]
     known = {item_id: message_id for item_id, message_id in sent if message_id is not None}
     message_id = case(known, value=I.id, else_=None) if known else None
+    albums = {item_id: json.dumps(list(part_ids)) for item_id, part_ids in (parts or {}).items()}
+    message_ids = case(albums, value=I.id, else_=None) if albums else None
     stmt = (update(I).where(I.id.in_(ids), I.status == SENDING)
-            .values(status=SENT, error=None, sent_at=now, message_id=message_id))
+            .values(status=SENT, error=None, sent_at=now, message_id=message_id, message_ids=message_ids))
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 

@@ -26,6 +26,8 @@ DEFAULTS: dict[str, Any] = {
     # Methods the injected faults above apply to; empty = every message-producing one.
     "fault_methods": (),
     "strict_copy": True,
+    # (chat id, source message id) pairs copyMessages skips to that chat, as Telegram skips a part it cannot copy.
+    "copy_skip": (),
     "seed": None,
     "webhook_timeout": 10.0,
     # What getMyStarBalance answers, in Stars (fractions become nanostar_amount).
@@ -79,6 +81,8 @@ def _coerce(key: str, value: Any) -> Any:
         if isinstance(value, str):
             value = [v for v in value.split(",") if v.strip()]
         value = tuple(str(v).strip() for v in value or ())
+    elif key == "copy_skip":
+        value = tuple((int(chat_id), int(message_id)) for chat_id, message_id in value or ())
     elif key == "seed" and value is not None:
         value = int(value)
     return value

@@ -28,7 +28,9 @@ def copy_messages(state: SimState, params: dict) -> Produce:
 
     Every part counts against the bot-wide limit; the chat's own pacing counts
     the call once. Each copied part is recorded with the album's number, so a
-    test can tell one album from two.
+    test can tell one album from two. A part named in copy_skip for this chat
+    is skipped, as Telegram skips a part it cannot copy: the answer then holds
+    fewer MessageIds than the call asked for.
     """
     chat_id = get_chat_id(params)
     from_chat_id = get_chat_id(params, "from_chat_id")
@@ -43,14 +45,18 @@ def copy_messages(state: SimState, params: dict) -> Produce:
         sources = [state.find_message(from_chat_id, i) for i in ids]
         if any(s is None for s in sources) and state.cfg["strict_copy"]:
             raise bad_request("messages to copy not found")
-        state.take_rate(chat_id, False, False, now, parts=len(ids))
+        skipped = {source_id for skip_chat, source_id in state.cfg["copy_skip"] if skip_chat == chat_id}
+        kept = [(i, s) for i, s in zip(ids, sources, strict=True) if i not in skipped]
+        if not kept:
+            raise bad_request("messages to copy not found")
+        state.take_rate(chat_id, False, False, now, parts=len(kept))
         state.albums += 1
         result = []
-        for part, (source_id, source) in enumerate(zip(ids, sources, strict=True)):
+        for part, (source_id, source) in enumerate(kept):
             msg = state.new_message(chat_id, **copied_fields(source, None, None))
             state.record(now, "copyMessages", msg, ("copy", from_chat_id, source_id), text=msg.text,
                          caption=msg.caption, from_chat_id=from_chat_id, source_message_id=source_id,
-                         album=state.albums, part=part, parts=len(ids), silent=silent, protected=protect)
+                         album=state.albums, part=part, parts=len(kept), silent=silent, protected=protect)
             result.append({"message_id": msg.message_id})
         return result
 

@@ -1,8 +1,10 @@
 """`flask broadcast unsend | edit` on the real database, against the simulator; the jobs run with `broadcast pump`."""
 from app.services import audit
 from app.services.broadcast.pump import pump
+from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.cli.proc import run_flask
+from tests.factories import create_user
 
 
 def finished(simulator, n: int = 4) -> tuple[int, list[int]]:
@@ -54,3 +56,25 @@ def test_unsend_and_edit_refuse_what_they_cannot_do(runner, simulator):
     broken = runner.invoke(args=["broadcast", "edit", str(running.id), "--text", "<b>half"])
     assert broken.exit_code == 2 and "broken HTML" in broken.stderr
     assert reload(running.id).status == "running"
+
+
+def test_edit_with_first_name_greets_each_recipient_by_their_own_name(runner, simulator, database_url):
+    simulator.configure(per_chat_limits=False)
+    names = {7301: ("<b>Ali</b>", "en"), 7302: ("", "fa"), 7303: ("Sara", "en")}
+    for user_id, (first_name, lang) in names.items():
+        create_user(user_id, first_name=first_name, language_code=lang)
+    created = runner.invoke(args=["broadcast", "create", "--audience", "all", "--text", "Hello {first_name}"])
+    assert created.exit_code == 0, created.output
+    job_id = int(created.stdout)
+    assert runner.invoke(args=["broadcast", "pump", "--job", str(job_id), "--seconds", "10"]).exit_code == 0
+    result = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "Hi {first_name}!"])
+    assert result.exit_code == 0, result.output
+    edit_id = int(result.stdout)
+    pumped = run_flask(database_url, simulator, "broadcast", "pump", "--job", str(edit_id), "--seconds", "20")
+    assert pumped.returncode == 0, pumped.stderr
+    # What each user reads now, and the HTML each edit carried (a name's tags escaped, not obeyed).
+    fallback = t("greeting_fallback", "fa")
+    assert copies(simulator, names) == {7301: "Hi <b>Ali</b>!", 7302: f"Hi {fallback}!", 7303: "Hi Sara!"}
+    assert {u: [d["text"] for d in simulator.deliveries("editMessageText", u)] for u in names} == {
+        7301: ["Hi &lt;b&gt;Ali&lt;/b&gt;!"], 7302: [f"Hi {fallback}!"], 7303: ["Hi Sara!"]}
+    assert reload(edit_id).sent_count == 3

@@ -63,3 +63,14 @@ def test_message_update_builds_an_album_part():
     assert part["media_group_id"] == "g-1" and part["photo"] and part["caption"] == "c"
     assert telegram.Message.de_json(part, None).media_group_id == "g-1"
     assert "media_group_id" not in updates.message_update(5, photo=True)["message"]
+
+
+def test_a_part_telegram_cannot_copy_is_skipped_and_the_answer_is_shorter(sim, bot):
+    ids = album_source(sim)
+    sim.configure(copy_skip=[[77, ids[1]]])  # the middle part, to chat 77 only
+    assert bot.ok("copyMessages", chat_id=77, from_chat_id=42, message_ids=ids) == [
+        {"message_id": 1}, {"message_id": 2}]
+    assert [p["source_message_id"] for p in sim.deliveries("copyMessages", 77)] == [ids[0], ids[2]]
+    assert len(bot.ok("copyMessages", chat_id=78, from_chat_id=42, message_ids=ids)) == 3
+    code, description, _ = bot.error("copyMessages", chat_id=77, from_chat_id=42, message_ids=[ids[1]])
+    assert (code, description) == (400, "Bad Request: messages to copy not found")

@@ -41,6 +41,8 @@ class Outcome:
     blocked: bool = False
     # The recipient's copy, for a sent item (copyMessage answers {message_id}, sendMessage a Message).
     message_id: int | None = None
+    # An album's copies, one per part delivered (copyMessages skips a part it cannot copy).
+    message_ids: tuple[int, ...] | None = None
 
     @property
     def systemic(self) -> bool:
@@ -60,10 +62,14 @@ HELD_BACK = Outcome(HELD, "held back by the bot-wide budget (a 429 hold, or its 
 def delivered(result: object) -> Outcome:
     """Return the sent outcome carrying the message id Telegram answered with (None if it gave none).
 
-    An album (copyMessages answers a list of MessageIds) keeps its first part's id.
+    An album (copyMessages answers a list of MessageIds) keeps its first part's id
+    and every part's id (fewer than the album's parts when Telegram skipped one).
     """
-    if isinstance(result, list) and result:
-        result = result[0]
+    if isinstance(result, list):
+        parts = tuple(r.get("message_id") for r in result if isinstance(r, dict))
+        if not parts or any(type(i) is not int for i in parts):
+            return OK
+        return Outcome(SENT, message_id=parts[0], message_ids=parts)
     message_id = result.get("message_id") if isinstance(result, dict) else None
     return Outcome(SENT, message_id=message_id) if type(message_id) is int else OK
 

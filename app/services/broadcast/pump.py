@@ -109,7 +109,7 @@ def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
 def action_params(job: BroadcastJob) -> tuple[str, dict]:
     """Return the method and parameters (less each copy's message_id) of an unsend or edit job.
 
-    Unsend: deleteMessage, or deleteMessages over an album's consecutive part
+    Unsend: deleteMessage, or deleteMessages over an album's recorded part
     ids (one counted call). Edit: editMessageText for text broadcasts and
     copies (a media copy falls back to its caption, see Pump.act), the caption
     of an album's first part; the source's URL button is kept.
@@ -126,10 +126,16 @@ def action_params(job: BroadcastJob) -> tuple[str, dict]:
     return "editMessageText", {**params, "text": job.text}
 
 
-def target_params(method: str, params: dict, message_id: int, parts: int) -> dict:
-    """Return an action's parameters for one copy (an album's parts have consecutive ids from its first)."""
+def target_params(method: str, params: dict, message_id: int, part_ids: list[int] | None) -> dict:
+    """Return an action's parameters for one copy: exactly the ids recorded for it.
+
+    An album's parts need not have consecutive ids (copyMessages skips a part
+    it cannot copy): its unsend deletes the recorded ones. An album recorded
+    before part ids were kept deletes only its first part's copy, the one id
+    proven ours; the next ids in that chat may be someone else's messages.
+    """
     if method == "deleteMessages":
-        return {**params, "message_ids": list(range(message_id, message_id + parts))}
+        return {**params, "message_ids": list(part_ids or [message_id])}
     return {**params, "message_id": message_id}
 
 
@@ -385,13 +391,15 @@ class Pump:
         return limiter.next_slot_in() if limiter is not None else 0.0
 
     def personal_params(self, params: dict, user_id: int) -> dict:
-        """Return the send's parameters with this recipient's greeting (unchanged for other jobs)."""
+        """Return the call's parameters for this recipient: an action's copy, a greeting by name."""
         if self.action:
-            return target_params(self.method, params, self.recorder.targets.pop(user_id), self.parts)
+            params = target_params(self.method, params, *self.recorder.targets.pop(user_id))
         if not self.recorder.personal:
             return params
+        # A send or a text edit carries "text"; an album's edit, its "caption".
+        key = "caption" if "caption" in params else "text"
         first_name, code = self.recorder.names.pop(user_id, (None, None))
-        return {**params, "text": greeting.render(params["text"], first_name, lang_of(code))}
+        return {**params, key: greeting.render(params[key], first_name, lang_of(code))}
 
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""
@@ -404,7 +412,6 @@ class Pump:
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
         self.cost = len(params.get("message_ids") or ()) or 1
-        self.parts = len(jobs_service.album_ids(job)) if job.content_type == CONTENT_ALBUM else 1
         self.span = 2 * self.cost - 1  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)

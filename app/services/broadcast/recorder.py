@@ -26,6 +26,7 @@ from app.models.broadcast import (
     CONTENT_TEXT,
     GONE,
     ITEM_FAILED,
+    KIND_EDIT,
     PENDING,
     SENT,
     SKIPPED,
@@ -57,6 +58,8 @@ class Plan:
     finals: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
     # (item id, message id) of sent items: written by one UPDATE that sets each item's own message id.
     sent: list[tuple[int, int | None]] = field(default_factory=list)
+    # An album's sent items: item id -> every part's copy, written by the same UPDATE.
+    parts: dict[int, tuple[int, ...]] = field(default_factory=dict)
     back: list[int] = field(default_factory=list)
     reopen: list[int] = field(default_factory=list)
     blocked: list[int] = field(default_factory=list)
@@ -80,12 +83,13 @@ class Recorder:
         self.paid_limit = job.paid_limit if job.paid else None
         self.charged = job.sent_count + job.unknown_count
         self.queue: deque[tuple[int, int]] = deque()
-        # A personal greeting needs each claimed recipient's (first name, language code).
-        self.personal = job.content_type == CONTENT_TEXT and has_greeting(job.text)
+        # A personal greeting needs each claimed recipient's (first name, language code): a text
+        # broadcast's, or any edit's (the new text or caption is ours, whatever the source was).
+        self.personal = (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT) and has_greeting(job.text)
         self.names: dict[int, tuple[str | None, str | None]] = {}
-        # An action job (unsend, edit) reads each claimed item's message id: the copy it acts on.
+        # An action job (unsend, edit) reads each claimed item's copy: (message id, an album's part ids).
         self.action = job.kind in ACTION_KINDS
-        self.targets: dict[int, int] = {}
+        self.targets: dict[int, tuple[int, list[int] | None]] = {}
         self.last_id, self.exhausted = 0, False
         self.streak, self.streak_failed, self.last_error = 0, [], ""
         self.since_progress = 0
@@ -184,6 +188,8 @@ class Recorder:
                 kind = oc.NOT_SENT  # in flight when the breaker opened: same fault, not the recipient's
             if kind == oc.SENT:
                 plan.sent.append((item_id, outcome.message_id))
+                if outcome.message_ids:
+                    plan.parts[item_id] = outcome.message_ids
             elif kind in FINAL_STATUS:
                 plan.finals[(FINAL_STATUS[kind], outcome.error or "")].append(item_id)
             else:
@@ -208,7 +214,7 @@ class Recorder:
         if self.action:  # the item keeps the id of the copy it acted on
             counts["sent"] += items.set_done([item_id for item_id, _ in plan.sent], now)
         else:
-            counts["sent"] += items.set_sent(plan.sent, now)
+            counts["sent"] += items.set_sent(plan.sent, now, plan.parts)
         for (status, error), ids in plan.finals.items():
             counts[COUNTER[status]] += items.set_final(ids, status, now, error)
         items.set_final(plan.back, PENDING, now)
@@ -305,8 +311,10 @@ class Recorder:
         """Read the next batch of pending (item id, user id), remembering names for a personal greeting."""
         if self.action:
             rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)
-            self.targets.update({user_id: message_id for _, user_id, message_id in rows})
-            return [(item_id, user_id) for item_id, user_id, _ in rows]
+            self.targets.update({row[1]: (row[2], row[3]) for row in rows})
+            if self.personal:
+                self.names.update({row[1]: (row[4], row[5]) for row in rows})
+            return [(row[0], row[1]) for row in rows]
         if not self.personal:
             return items.next_pending(self.job_id, self.last_id, self.batch_size)
         rows = items.next_pending_named(self.job_id, self.last_id, self.batch_size)
