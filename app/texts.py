@@ -363,6 +363,8 @@ TEXTS: dict[str, dict[str, str]] = {
                          "en": "✏️ Editing broadcast #{source} in {total} chats has started (job #{id})."},
     "act_unsent": {"fa": "از همه حذف شد", "en": "unsent"},
     "act_edited": {"fa": "برای همه ویرایش شد", "en": "edited everywhere"},
+    "act_rescheduled": {"fa": "زمان ارسال تغییر کرد", "en": "rescheduled"},
+    "act_sent_now": {"fa": "بی‌درنگ به صف ارسال رفت", "en": "sent now (released from its schedule)"},
     # --- the ledger: retry and export ---
     "btn_retry": {"fa": "🔁 ارسال دوباره به ناموفق‌ها", "en": "🔁 Send again to the failed"},
     "btn_retry_unknown": {"fa": "🔁 ناموفق‌ها + نامعلوم‌ها ⚠️", "en": "🔁 Failed + unknown ⚠️"},
