@@ -389,6 +389,8 @@ TEXTS: dict[str, dict[str, str]] = {
                          "en": "✏️ Editing broadcast #{source} in {total} chats has started (job #{id})."},
     "act_unsent": {"fa": "از همه حذف شد", "en": "unsent"},
     "act_edited": {"fa": "برای همه ویرایش شد", "en": "edited everywhere"},
+    "act_rescheduled": {"fa": "زمان ارسال تغییر کرد", "en": "rescheduled"},
+    "act_sent_now": {"fa": "بی‌درنگ به صف ارسال رفت", "en": "sent now (released from its schedule)"},
     # --- the ledger: retry and export ---
     "btn_retry": {"fa": "🔁 ارسال دوباره به ناموفق‌ها", "en": "🔁 Send again to the failed"},
     "btn_retry_not_sent": {"fa": "🔁 ارسال به ارسال‌نشده‌ها (لغو شد)", "en": "🔁 Send to the not sent (cancelled)"},
@@ -430,6 +432,16 @@ TEXTS: dict[str, dict[str, str]] = {
     "export_caption": {"fa": "📄 گزارش ارسال همگانی #{id}: {rows} ردیف", "en": "📄 Ledger of broadcast #{id}: {rows} rows"},
     "export_failed": {"fa": "❌ فرستادن فایل گزارش ارسال #{id} ناموفق بود؛ دوباره امتحان کنید.",
                       "en": "❌ The ledger file of broadcast #{id} could not be sent; try again."},
+    "cb_export_purged": {
+        "fa": "فهرست گیرندگان ارسال #{id} پاک‌سازی شده (purge)؛ فایلی برای خروجی نیست. شمارنده‌ها در همین صفحه می‌مانند.",
+        "en": "The per-recipient ledger of broadcast #{id} was purged; there is nothing to export. "
+              "Its counters remain in this view.",
+    },
+    "export_purged": {
+        "fa": "ℹ️ فهرست گیرندگان ارسال #{id} پاک‌سازی شده (purge)؛ فایلی برای خروجی نیست. شمارنده‌ها می‌مانند.",
+        "en": "ℹ️ The per-recipient ledger of broadcast #{id} was purged; there is nothing to export. "
+              "Its counters remain.",
+    },
     # --- bot handlers (webhook) ---
     "cancelled": {"fa": "✅ لغو شد.", "en": "✅ Cancelled."},
     "nothing_to_cancel": {"fa": "کاری برای لغو در جریان نیست.", "en": "There is nothing to cancel."},

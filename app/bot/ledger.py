@@ -7,7 +7,7 @@ import time
 
 from app.bot.context import BotContext
 from app.services import audit
-from app.services.broadcast import export, jobs
+from app.services.broadcast import export
 from app.telegram.errors import TelegramError
 
 log = logging.getLogger(__name__)
@@ -18,9 +18,14 @@ UPLOAD_SECONDS = 30.0
 
 
 def on_export(ctx: BotContext, job_id: int) -> None:
-    """Send the job's ledger to the admin as a CSV document."""
-    if jobs.get_job(job_id) is None:
+    """Send the job's ledger to the admin as a CSV document (its text cells neutralised against formulas)."""
+    try:
+        export.check_exportable(job_id)
+    except export.NoSuchJob:
         ctx.answer("cb_unknown_job")
+        return
+    except export.LedgerPurged:
+        ctx.answer("cb_export_purged", alert=True, id=job_id)
         return
     ctx.answer("cb_exporting")
     ctx.after_commit(lambda: _send_export(ctx, job_id))
@@ -29,7 +34,12 @@ def on_export(ctx: BotContext, job_id: int) -> None:
 def _send_export(ctx: BotContext, job_id: int) -> None:
     """Write the CSV to a spooled file page by page, upload it (multipart, streamed), then audit it."""
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as csv_file:
-        rows = export.export_csv(job_id, csv_file)
+        try:
+            rows = export.export_csv(job_id, csv_file)
+        except export.LedgerPurged:  # purged since the button was pressed
+            ctx.end_transaction()
+            ctx.reply("export_purged", id=job_id)
+            return
         ctx.end_transaction()
         try:
             ctx.client.send_document(ctx.chat_id, export.file_name(job_id), csv_file,

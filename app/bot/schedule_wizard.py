@@ -133,7 +133,7 @@ def retime(ctx: BotContext, draft: dict, send_at: datetime) -> None:
     """Move the job's time, unless it has started or was cancelled meanwhile."""
     job_id = draft["job_id"]
     try:
-        ok = schedule.reschedule(job_id, send_at)
+        ok = schedule.reschedule(job_id, send_at, actor=audit.admin_actor(ctx.user_id))
     except SendTimeError as exc:
         ctx.end_transaction()
         admins.restore_state(ctx.user_id, STEP_RETIME, draft)
@@ -166,7 +166,7 @@ def on_send_now(ctx: BotContext, job_id: int) -> None:
         return
 
     def run() -> None:
-        released = schedule.send_now(job_id)
+        released = schedule.send_now(job_id, actor=audit.admin_actor(ctx.user_id))
         ctx.end_transaction()
         if not released:  # another admin answered first, or it was cancelled
             ctx.answer("sched_gone", alert=True)

@@ -187,14 +187,14 @@ def resume(job_id: int) -> None:
 def reschedule(job_id: int, at: str) -> None:
     """Give a scheduled job a new send time (until it starts)."""
     send_at = _send_at(at)
-    _transition(job_id, "rescheduled", lambda i: schedule.reschedule(i, send_at))
+    _transition(job_id, "rescheduled", lambda i: schedule.reschedule(i, send_at, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("send-now")
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def send_now(job_id: int) -> None:
     """Queue a scheduled job at once (the answer to a missed schedule); cron or a pump sends it."""
-    _transition(job_id, "queued", schedule.send_now)
+    _transition(job_id, "queued", lambda i: schedule.send_now(i, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("purge")

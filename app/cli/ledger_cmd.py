@@ -8,7 +8,7 @@ import click
 from app.cli.broadcast_cmd import JOB_ID, broadcast_group
 from app.cli.common import CommandError
 from app.services import audit
-from app.services.broadcast import export, jobs, retry
+from app.services.broadcast import export, retry
 from app.services.settings import load_settings
 
 
@@ -39,9 +39,16 @@ def retry_cmd(job_id: int, include_unknown: bool) -> None:
 @click.option("--csv", "path", required=True, metavar="PATH|-",
               help="Write the CSV (UTF-8 with BOM) to PATH, or to standard output with -.")
 def export_cmd(job_id: int, path: str) -> None:
-    """Write a job's ledger as CSV: user id, username, status, error, time, message id."""
-    if jobs.get_job(job_id) is None:  # before the file is created
-        raise CommandError(f"no broadcast job {job_id}")
+    """Write a job's ledger as CSV: user id, username, status, error, time, message id.
+
+    Text cells starting with = + - @ tab or CR get a leading ' so a spreadsheet shows them as text.
+    """
+    try:
+        export.check_exportable(job_id)  # before the file is created
+    except export.NoSuchJob as exc:
+        raise CommandError(str(exc)) from None
+    except export.LedgerPurged as exc:
+        raise CommandError(str(exc), exit_code=2) from None
     try:
         if path == "-":
             sys.stdout.flush()
@@ -50,7 +57,7 @@ def export_cmd(job_id: int, path: str) -> None:
         else:
             with open(path, "wb") as out:
                 rows = export.export_csv(job_id, out)
-    except export.NoSuchJob as exc:
+    except (export.NoSuchJob, export.LedgerPurged) as exc:  # purged or deleted meanwhile
         raise CommandError(str(exc)) from None
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror}") from None

@@ -11,7 +11,7 @@ from app.models.base import MYSQL_TABLE_ARGS, BigId
 ACTOR_CLI, ACTOR_CRON, ACTOR_SYSTEM = "cli", "cron", "system"
 # Actions recorded in the log.
 CREATED, CONFIRMED, PAUSED, RESUMED, CANCELLED = "created", "confirmed", "paused", "resumed", "cancelled"
-SCHEDULED = "scheduled"
+SCHEDULED, RESCHEDULED, SENT_NOW = "scheduled", "rescheduled", "sent_now"
 RETRIED, EXPORTED = "retried", "exported"
 UNSENT, EDITED = "unsent", "edited"
 SETTING_CHANGED = "setting_changed"

@@ -12,16 +12,19 @@ from app.models.audit import (
     EDITED,
     EXPORTED,
     PAUSED,
+    RESCHEDULED,
     RESUMED,
     RETRIED,
     SCHEDULED,
+    SENT_NOW,
     SETTING_CHANGED,
     UNSENT,
 )
 from app.repository import audit_log
 
 __all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED", "PAUSED",
-           "RESUMED", "RETRIED", "SCHEDULED", "SETTING_CHANGED", "UNSENT", "EDITED", "admin_actor", "entries", "record"]
+           "RESCHEDULED", "RESUMED", "RETRIED", "SCHEDULED", "SENT_NOW", "SETTING_CHANGED", "UNSENT", "EDITED",
+           "admin_actor", "entries", "record"]
 DETAIL_LIMIT = 2000
 
 

@@ -1,11 +1,15 @@
 """Retry and export from a job's view and its summary, through the webhook and the simulator."""
 import base64
+import csv
+import io
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
+from app.clock import utcnow
 from app.extensions import db
-from app.models import BroadcastJobItem
+from app.models import BroadcastJob, BroadcastJobItem
 from app.services import audit
 from app.services.broadcast import export, jobs
 from app.services.broadcast.pump import pump
@@ -96,6 +100,44 @@ def test_export_sends_the_ledger_as_a_csv_document(client, simulator, monkeypatc
     assert (document["document_name"], document["caption"]) == (f"broadcast-{job_id}-ledger.csv",
                                                                 t("export_caption", id=job_id, rows=4))
     assert trail(job_id)[-1] == (f"admin:{ADMIN_ID}", "exported")
+
+
+def test_export_cells_that_start_like_formulas_reach_the_admin_as_text(client, simulator):
+    names = {7101: "=HYPERLINK(\"http://x\")", 7102: "+98912", 7103: "-1", 7104: "@me", 7105: "a,\"b\"\nc"}
+    for user_id, name in names.items():
+        create_user(user_id, username=name)
+    simulator.state.set_chats("refuse", [7105])
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
+                          settings=engine_settings())
+    assert pump(job.id, 10, settings=engine_settings()).stop == "done"
+    tap(client, simulator, f"j.view:{job.id}")
+    press(client, simulator, "j.export", under=view_of(simulator, job.id))
+    [document] = simulator.deliveries("sendDocument", ADMIN_ID)
+    rows = list(csv.reader(io.StringIO(base64.b64decode(document["document_base64"]).decode("utf-8-sig"),
+                                       newline="")))
+    assert [row[:3] for row in rows[1:]] == [
+        ["7101", "'=HYPERLINK(\"http://x\")", "sent"], ["7102", "'+98912", "sent"], ["7103", "'-1", "sent"],
+        ["7104", "'@me", "sent"], ["7105", "a,\"b\"\nc", "failed"]]
+    assert rows[5][3] == "Bad Request: message refused by the simulator" and rows[1][5].isdigit()
+
+
+def test_export_of_a_purged_job_says_its_ledger_was_purged_and_sends_no_file(client, simulator):
+    job_id = finished_job_with_failures(simulator)
+    nine_days_ago = utcnow() - timedelta(days=9)
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(finished_at=nine_days_ago))
+    db.session.execute(update(BroadcastJobItem).where(BroadcastJobItem.job_id == job_id)
+                       .values(sent_at=nine_days_ago))
+    db.session.commit()
+    assert jobs.purge_items(30)["jobs"] == {}  # finished nine days ago: kept by a 30-day purge
+    assert jobs.purge_items(7)["jobs"] == {job_id: 4}
+    tap(client, simulator, f"j.view:{job_id}")
+    view = view_of(simulator, job_id)
+    press(client, simulator, "j.export", under=view)
+    answer = last_answer(simulator)
+    assert (answer["text"], answer["show_alert"]) == (t("cb_export_purged", id=job_id), True)
+    assert simulator.deliveries("sendDocument", ADMIN_ID) == []
+    assert "exported" not in [action for _, action in trail(job_id)]
+    assert (reload(job_id).total_count, reload(job_id).sent_count) == (4, 1)
 
 
 def test_retry_of_a_paused_job_cancels_it_so_its_resume_cannot_send_twice(client, simulator):

@@ -1,6 +1,6 @@
 """'⏰ Schedule' in the wizard through the webhook: presets, typed times, errors, re-time and cancel."""
 import json
-from datetime import timedelta, timezone
+from datetime import datetime, timedelta, timezone
 
 import jdatetime
 import pytest
@@ -119,6 +119,31 @@ def test_retime_and_cancel_a_scheduled_job_from_its_buttons(client, simulator, a
     press(client, simulator, "w.retime")
     assert last_answer(simulator)["text"] == t("sched_gone")
     assert simulator.deliveries("sendMessage", 5101) == []
+
+
+def test_retime_and_send_now_are_audited_with_the_admin_and_the_new_time(client, simulator, audience):
+    to_schedule_step(client, simulator)
+    send(client, simulator, jalali(to_tehran(db_now() + timedelta(days=3)).replace(hour=21, minute=0, second=0)))
+    [job] = all_jobs()
+    press(client, simulator, "w.retime")
+    later = to_tehran(db_now() + timedelta(days=4)).replace(hour=9, minute=30, second=0, microsecond=0)
+    send(client, simulator, jalali(later))
+    assert all_jobs()[0].send_at == utc(later)
+    before = db_now().replace(microsecond=0)
+    tap(client, simulator, f"w.send_now:{job.id}")
+    tap(client, simulator, f"w.send_now:{job.id}")  # refused: already released, so no second entry
+    assert last_answer(simulator)["text"] == t("sched_gone")
+    actor = f"admin:{ADMIN_ID}"
+    entries = audit.entries(job.id)
+    assert [(e["actor"], e["action"]) for e in entries] == [(actor, "scheduled"), (actor, "rescheduled"),
+                                                           (actor, "sent_now")]
+    assert entries[1]["detail"] == f"send_at={utc(later):%Y-%m-%dT%H:%M:%SZ}"
+    queued_at = entries[2]["detail"].removeprefix("queued_at=")
+    assert before <= datetime.fromisoformat(queued_at.rstrip("Z")) <= db_now()
+    tap(client, simulator, f"j.view:{job.id}")
+    view = texts_to(simulator)[-1]
+    assert f"{actor}: {t('act_rescheduled')} ({entries[1]['detail']})" in view
+    assert f"{actor}: {t('act_sent_now')} ({entries[2]['detail']})" in view
 
 
 def test_an_old_preset_cannot_act_on_a_newer_question(client, simulator, audience):

@@ -1,4 +1,6 @@
 """The ledger keeps each recipient's message id; retry builds a job from it; purge keeps recent items."""
+import csv
+import io
 from datetime import timedelta
 
 import pytest
@@ -9,7 +11,7 @@ from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem, User
 from app.repository import broadcast_items as items
 from app.services import audit
-from app.services.broadcast import jobs, retry
+from app.services.broadcast import export, jobs, retry
 from app.services.broadcast.pump import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 
@@ -136,6 +138,21 @@ def test_a_paused_job_is_cancelled_by_its_retry_and_cannot_be_resumed(app, simul
     assert [e["action"] for e in audit.entries(job.id)] == ["paused", "cancelled", "retried"]
 
 
+def test_retry_of_a_cancelled_job_leaves_out_items_still_sending(app, simulator):
+    users = create_users(4)
+    job = create_text_job()
+    in_flight = [item_id for item_id, _ in items.next_pending(job.id, 0, 2)]
+    items.mark_sending(in_flight)  # a pump claimed two and is still waiting for Telegram's answer
+    db.session.commit()
+    assert jobs.cancel_job(job.id)
+    again = retry.retry_job(job.id, actor=audit.ACTOR_CLI)
+    assert set(ledger(again.id)) == set(users[2:]), "an in-flight item could be sent twice"
+    # The in-flight sends end failed: a second retry of the same job picks them up, once.
+    assert items.set_final(in_flight, "failed", utcnow(), "Bad Request: refused") == 2
+    db.session.commit()
+    assert set(ledger(retry.retry_job(job.id, actor=audit.ACTOR_CLI).id)) == set(users[:2])
+
+
 def test_a_running_job_or_an_empty_retry_changes_nothing(app, simulator):
     create_users(2)
     job = create_text_job()
@@ -171,6 +188,20 @@ def test_purge_keeps_items_younger_than_48_hours_and_every_job_row(app, simulato
     assert (len(ledger(old.id)), len(ledger(recent.id)), len(ledger(late.id))) == (0, 3, 1)
     assert len(db.session.execute(select(BroadcastJob.id)).all()) == 3
     db.session.commit()
+
+
+@pytest.mark.parametrize("page_rows", [1, 2])
+def test_an_export_in_small_pages_yields_every_item_once(app, simulator, page_rows):
+    users = create_users(5)
+    create_text_job()  # another job's items around this one's
+    job = create_text_job()
+    got = []
+    for pages, (chunk, rows) in enumerate(export.csv_chunks(job.id, page_rows=page_rows)):
+        assert pages <= len(users), f"page {pages} of {len(users)} rows in pages of {page_rows}: paging is stuck"
+        lines = list(csv.reader(io.StringIO(chunk.decode("utf-8-sig"), newline="")))
+        assert len(lines) == rows + (pages == 0)  # the first chunk is the header alone
+        got += [int(line[0]) for line in lines if pages]
+    assert got == users
 
 
 def test_ledger_pages_hold_only_the_job_s_own_items_in_id_order(app, simulator):

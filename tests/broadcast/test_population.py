@@ -107,6 +107,22 @@ def test_filters_count_and_populate_the_same_users(app, audience, expected):
                                  stored.audience_joined_days) == audience
 
 
+@pytest.mark.parametrize("audience, column", [(Audience(active_days=7), "last_seen_at"),
+                                              (Audience(joined_days=7), "started_at")], ids=["active", "joined"])
+def test_seven_days_takes_a_user_of_six_and_a_half_days_and_leaves_one_of_seven_days_and_a_minute(
+        app, audience, column):
+    now = utcnow()
+    ages = {BASE_ID + 1: timedelta(days=6.5), BASE_ID + 2: timedelta(days=7, minutes=1)}
+    db.session.execute(insert(User), [
+        {"id": user_id, "first_name": "u", "last_seen_at": now, "started_at": now, column: now - age}
+        for user_id, age in ages.items()])
+    db.session.commit()
+    assert items.count_audience(audience) == 1
+    job = create_text_job(audience)
+    users = db.session.execute(select(BroadcastJobItem.user_id).where(BroadcastJobItem.job_id == job.id)).scalars()
+    assert list(users) == [BASE_ID + 1]
+
+
 def test_filters_that_leave_nobody_create_nothing(app):
     seed_languages_and_ages()
     with pytest.raises(jobs.EmptyAudience, match="after its filters"):

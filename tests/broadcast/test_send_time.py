@@ -50,6 +50,12 @@ def test_seconds_and_a_time_alone():
     assert parse_send_time("15:30:01", NOW) == NOW + timedelta(seconds=1)
 
 
+def test_a_time_alone_is_on_tehran_s_date_when_utc_s_is_still_the_day_before():
+    late_utc = datetime(2026, 12, 1, 21, 0)  # already 2026-12-02 00:30 in Tehran
+    assert parse_send_time("21:30", late_utc) == datetime(2026, 12, 2, 18, 0)  # 2026-12-02 21:30 Tehran
+    assert parse_send_time("00:45", late_utc) == datetime(2026, 12, 1, 21, 15)  # 2026-12-02 00:45 Tehran
+
+
 @pytest.mark.parametrize("typed, key", [
     ("", "sched_err_format"),
     (None, "sched_err_format"),

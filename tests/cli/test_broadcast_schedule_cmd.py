@@ -1,9 +1,10 @@
 """`flask broadcast create --at`, `status`, `list`, `reschedule`, `send-now` and `cancel` of scheduled jobs."""
 import json
-from datetime import timedelta, timezone
+from datetime import datetime, timedelta, timezone
 
 from app.extensions import db
 from app.repository.db_clock import db_utcnow
+from app.services import audit
 from app.services.broadcast.send_time import TEHRAN, to_tehran
 from tests.broadcast.helpers import create_users, reload
 
@@ -77,3 +78,23 @@ def test_reschedule_send_now_and_cancel(runner):
     assert reload(other).status == "cancelled"
     result = runner.invoke(args=["broadcast", "send-now", str(other)])
     assert result.exit_code == 1 and "is cancelled" in result.output
+
+
+def test_reschedule_and_send_now_are_audited_with_the_new_time_and_refusals_are_not(runner):
+    create_users(2)
+    job_id = int(create(runner, "--at", ahead().isoformat()).stdout)
+    later = ahead(days=3, hour=8)
+    assert runner.invoke(args=["broadcast", "reschedule", str(job_id), "--at", later.isoformat()]).exit_code == 0
+    before = db_now().replace(microsecond=0)
+    assert runner.invoke(args=["broadcast", "send-now", str(job_id)]).exit_code == 0
+    assert runner.invoke(args=["broadcast", "send-now", str(job_id)]).exit_code == 1
+    assert runner.invoke(args=["broadcast", "reschedule", str(job_id), "--at", later.isoformat()]).exit_code == 1
+    entries = audit.entries(job_id)
+    assert [(e["actor"], e["action"]) for e in entries] == [("cli", "scheduled"), ("cli", "rescheduled"),
+                                                           ("cli", "sent_now")]
+    utc_later = later.astimezone(timezone.utc).replace(tzinfo=None)
+    assert entries[1]["detail"] == f"send_at={utc_later:%Y-%m-%dT%H:%M:%SZ}"
+    queued_at = datetime.fromisoformat(entries[2]["detail"].removeprefix("queued_at=").rstrip("Z"))
+    assert before <= queued_at <= db_now()
+    listing = runner.invoke(args=["audit", "list", "--job", str(job_id)]).stdout
+    assert "rescheduled" in listing and "sent_now" in listing

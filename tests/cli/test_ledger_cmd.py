@@ -1,5 +1,7 @@
 """`flask broadcast retry | export | purge` on the real database, against the simulator."""
 import codecs
+import csv
+import io
 from datetime import timedelta
 
 from sqlalchemy import select, update
@@ -103,6 +105,81 @@ def test_export_streams_the_ledger_to_stdout_and_to_a_file(runner, simulator, tm
         "6 rows to standard output", f"6 rows to {target}"]
     missing = runner.invoke(args=["broadcast", "export", "424242", "--csv", str(tmp_path / "none.csv")])
     assert missing.exit_code == 1 and not (tmp_path / "none.csv").exists()
+
+
+# A username or an error as stored -> the cell a spreadsheet must get (OWASP: a ' before a formula start).
+TRICKY_NAMES = {"=HYPERLINK(\"http://x\",\"y\")": "'=HYPERLINK(\"http://x\",\"y\")", "+98912": "'+98912",
+                "-2+3": "'-2+3", "@SUM(A1)": "'@SUM(A1)", "\tcmd": "'\tcmd", "\rcmd": "'\rcmd",
+                'a,"b"\nc': 'a,"b"\nc', "x=1": "x=1"}
+TRICKY_ERRORS = {"=cmd|' /C calc'!A0": "'=cmd|' /C calc'!A0", 'Bad, "quoted"\nerror': 'Bad, "quoted"\nerror'}
+
+
+def tricky_job(simulator) -> int:
+    """Run a job to users whose names start like formulas or hold commas, quotes and newlines; two errors too."""
+    simulator.configure(per_chat_limits=False)
+    ids = [BASE_ID + i for i in range(len(TRICKY_NAMES))]
+    for user_id, name in zip(ids, TRICKY_NAMES, strict=True):
+        create_user(user_id, username=name)
+    job = create_text_job(settings=engine_settings())
+    assert pump(job.id, 20, settings=engine_settings()).stop == "done"
+    for user_id, error in zip(ids, TRICKY_ERRORS, strict=False):
+        db.session.execute(update(I).where(I.job_id == job.id, I.user_id == user_id).values(error=error))
+    db.session.commit()
+    return job.id
+
+
+def expected_rows(job_id: int) -> list[list[str]]:
+    """Return the ledger's fields as a spreadsheet must read them: ids as numbers, text cells neutralised."""
+    rows = db.session.execute(select(I.user_id, I.status, I.error, I.sent_at, I.message_id)
+                              .where(I.job_id == job_id).order_by(I.id)).all()
+    db.session.commit()
+    names = list(TRICKY_NAMES.values())
+    return [["user_id", "username", "status", "error", "time", "message_id"]] + [
+        [str(user_id), names[user_id - BASE_ID], status, TRICKY_ERRORS.get(error, error or ""),
+         sent_at.strftime("%Y-%m-%d %H:%M:%S"), str(message_id)]
+        for user_id, status, error, sent_at, message_id in rows]
+
+
+def read_csv(data: bytes) -> list[list[str]]:
+    """Parse an exported file the way a CSV reader does."""
+    return list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
+
+
+def test_export_neutralises_formula_cells_and_quotes_commas_and_newlines(runner, simulator, tmp_path):
+    job_id = tricky_job(simulator)
+    expected = expected_rows(job_id)
+    assert sum(row[3].startswith("'=") for row in expected) == 1 and all(row[0].isdigit() for row in expected[1:])
+    result = runner.invoke(args=["broadcast", "export", str(job_id), "--csv", "-"])
+    assert result.exit_code == 0, result.output
+    assert read_csv(result.stdout_bytes) == expected
+    target = tmp_path / "ledger.csv"
+    assert runner.invoke(args=["broadcast", "export", str(job_id), "--csv", str(target)]).exit_code == 0
+    assert read_csv(target.read_bytes()) == expected
+
+
+def purged_job(runner, simulator) -> int:
+    """Run a job, end it nine days ago and purge its items with the CLI: its counters stay."""
+    job_id, _ = failing_job(simulator)
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
+        finished_at=utcnow() - timedelta(days=9)))
+    db.session.execute(update(I).where(I.job_id == job_id).values(sent_at=utcnow() - timedelta(days=9)))
+    db.session.commit()
+    result = runner.invoke(args=["broadcast", "purge", "--older-than", "0"])
+    assert result.stdout.splitlines()[1:] == [f"  job {job_id}: 6 items"], result.output
+    return job_id
+
+
+def test_export_of_a_purged_job_says_its_ledger_was_purged_and_writes_nothing(runner, simulator, tmp_path):
+    job_id = purged_job(runner, simulator)
+    target = tmp_path / "ledger.csv"
+    for where in (str(target), "-"):
+        result = runner.invoke(args=["broadcast", "export", str(job_id), "--csv", where])
+        assert result.exit_code == 2 and result.stdout_bytes == b""
+        assert result.stderr == (f"Error: the per-recipient ledger of job {job_id} was purged; nothing to export "
+                                 f"(its counters remain: broadcast status {job_id})\n")
+    assert not target.exists()
+    assert "exported" not in [e["action"] for e in audit.entries(job_id)]
+    assert (reload(job_id).total_count, reload(job_id).sent_count) == (6, 3)
 
 
 def test_purge_says_what_it_removes_and_keeps_recent_items(runner, simulator):

@@ -74,46 +74,83 @@ def raw(engine, a: dict) -> dict:
 
 
 def hold_setter(engine, a: dict) -> dict:
-    """Record a 429 hold of retry_after seconds at start + delay."""
+    """Record a 429 hold of retry_after seconds once every lane in busy_lanes has bookings (not before start + delay).
+
+    Waiting for the others' bookings, not for a fixed time, puts the hold on
+    running traffic however slowly a loaded machine starts the processes.
+    """
     limiter = SharedRateLimiter(engine, a["rate"], db_clock=anchored(engine))
     wait_for(a["start_at"] + a["delay"])
+    give_up = time.time() + a["seconds"]
+    while not all(repo.read_lane(engine, lane)[0] for lane in a["busy_lanes"]) and time.time() < give_up:
+        time.sleep(0.01)
+    busy = {lane: repo.read_lane(engine, lane)[0] > 0 for lane in a["busy_lanes"]}
     before = time.time()
     limiter.block_until(time.monotonic() + a["retry_after"])
-    return {"before": before, "after": time.time()}
+    return {"before": before, "after": time.time(), "busy": busy}
+
+
+class HoldWatch:
+    """Count the slots used after the shared hold ended, to stop once enough were (no fixed duration)."""
+
+    def __init__(self, engine, lane: str, clock: BudgetClock, enough: int):
+        self.engine, self.lane, self.clock, self.enough = engine, lane, clock, enough
+        self.hold_end: float | None = None  # monotonic, once the hold is recorded
+        self.after = 0
+        self.lock = threading.Lock()
+
+    def used(self, slot: float) -> bool:
+        """Note a slot used; True once `enough` slots after the hold's end were used."""
+        with self.lock:
+            if self.hold_end is None:
+                hold_us = repo.read_lane(self.engine, self.lane)[1]
+                self.hold_end = self.clock.to_mono(hold_us) if hold_us else None
+            self.after += self.hold_end is not None and slot >= self.hold_end
+            return self.after >= self.enough
 
 
 def hold_acquirer(engine, a: dict) -> dict:
-    """Threads acquire continuously; report when each acquire started and returned."""
-    limiter = SharedRateLimiter(engine, a["rate"], recheck=a["recheck"], db_clock=anchored(engine))
-    calls, lock = [], threading.Lock()
+    """Threads acquire until `after` slots past the hold were used; report (acquire started, slot), wall clock."""
+    clock = anchored(engine)
+    limiter = SharedRateLimiter(engine, a["rate"], recheck=a["recheck"], db_clock=clock)
+    watch = HoldWatch(engine, "free", clock, a["after"])
+    calls, lock, done = [], threading.Lock(), threading.Event()
     wait_for(a["start_at"])
     end = time.monotonic() + a["seconds"]
 
     def work(_):
-        while True:
+        while not done.is_set():
             started = time.time()
-            if not limiter.acquire(deadline=end):
+            slot = limiter.acquire_slot(deadline=end)
+            if slot is None:
                 return
             with lock:
-                calls.append((started, time.time()))
+                calls.append((started, wall(slot)))
+            if watch.used(slot):
+                done.set()
 
     run_threads(a["threads"], work)
     return {"calls": calls}
 
 
 def hold_batch(engine, a: dict) -> dict:
-    """One thread books `batch` slots per statement and uses each when due, if still clear; report uses."""
-    limiter = SharedRateLimiter(engine, a["rate"], a["lane"], recheck=a["recheck"], db_clock=anchored(engine))
+    """One thread books `batch` slots per statement and uses each when due, if still clear; report (booked, slot)."""
+    clock = anchored(engine)
+    limiter = SharedRateLimiter(engine, a["rate"], a["lane"], recheck=a["recheck"], db_clock=clock)
+    watch = HoldWatch(engine, a["lane"], clock, a["after"])
     calls = []
     wait_for(a["start_at"])
     end = time.monotonic() + a["seconds"]
-    while slots := limiter.acquire_many(a["batch"], deadline=end):
+    enough = False
+    while not enough and (slots := limiter.acquire_many(a["batch"], deadline=end)):
         booked_at = time.monotonic()
         for slot in slots:
             time.sleep(max(0.0, slot - time.monotonic()))
             if not limiter.clear_at(slot, booked_at):
                 break  # a 429 hold covers the rest: book again after it
-            calls.append((booked_at, time.time()))
+            calls.append((wall(booked_at), wall(slot)))
+            if enough := watch.used(slot):
+                break
     return {"calls": calls}
 
 

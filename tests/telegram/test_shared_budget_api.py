@@ -152,6 +152,17 @@ def test_a_booking_reports_a_running_hold(budget):
     assert booked.start_us >= repo.read_lane(budget, "free")[1], "no slot inside the hold"
 
 
+def test_a_shorter_hold_after_a_longer_one_leaves_the_longer_standing(budget):
+    lanes = ("free", "paid")
+    repo.hold(budget, lanes, 3.0)
+    held = {lane: repo.read_lane(budget, lane)[1] for lane in lanes}
+    repo.hold(budget, lanes, 0.5)  # a later 429 with a shorter retry_after
+    assert {lane: repo.read_lane(budget, lane)[1] for lane in lanes} == held, "the 3 s hold was cut short"
+    repo.hold(budget, ("free",), 10.0)  # a longer one does extend it
+    assert repo.read_lane(budget, "free")[1] > held["free"]
+    assert repo.read_lane(budget, "paid")[1] == held["paid"]
+
+
 def test_an_unreachable_database_leaves_the_process_pacing_alone(database_url):
     from sqlalchemy import create_engine
 

@@ -16,10 +16,32 @@ HEADER = ("user_id", "username", "status", "error", "time", "message_id")
 PAGE_ROWS = 2000
 # Excel reads a CSV as UTF-8 (Persian names) only with a byte order mark.
 BOM = "\ufeff".encode()
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection, OWASP).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class NoSuchJob(LookupError):
     """The job does not exist."""
+
+
+class LedgerPurged(LookupError):
+    """The job's items were purged: its counters remain, its per-recipient ledger is gone."""
+
+
+def check_exportable(job_id: int) -> None:
+    """Raise NoSuchJob or LedgerPurged unless the job has a ledger to export (in the caller's transaction)."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is None:
+        raise NoSuchJob(f"no broadcast job {job_id}")
+    if job.total_count > 0 and items.last_item_id(job_id) == 0:
+        raise LedgerPurged(f"the per-recipient ledger of job {job_id} was purged; nothing to export "
+                           f"(its counters remain: broadcast status {job_id})")
+
+
+def text_cell(value: str | None) -> str:
+    """Return a text cell a spreadsheet shows as text: a leading formula character gets a ' before it."""
+    value = value or ""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[bytes, int]]:
@@ -39,17 +61,19 @@ def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[byte
         buffer.truncate()
         for _, user_id, username, status, error, sent_at, message_id in rows:
             at = sent_at.isoformat(sep=" ", timespec="seconds") if sent_at else ""
-            writer.writerow((user_id, username or "", status, error or "", at, message_id or ""))
+            # Ids stay numbers; every text cell is neutralised (a username or an error can start with "=").
+            writer.writerow((user_id, text_cell(username), text_cell(status), text_cell(error), at,
+                             message_id or ""))
         yield buffer.getvalue().encode(), len(rows)
         after = rows[-1][0]
 
 
 def export_csv(job_id: int, out: BinaryIO) -> int:
-    """Write a job's ledger to out; return the rows written. NoSuchJob if there is no such job."""
-    if db.session.get(BroadcastJob, job_id) is None:
-        db.session.rollback()
-        raise NoSuchJob(f"no broadcast job {job_id}")
-    db.session.commit()
+    """Write a job's ledger to out; return the rows written. NoSuchJob or LedgerPurged before writing anything."""
+    try:
+        check_exportable(job_id)
+    finally:
+        db.session.commit()  # a read: nothing to keep, no transaction left open
     written = 0
     for chunk, rows in csv_chunks(job_id):
         out.write(chunk)

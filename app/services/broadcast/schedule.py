@@ -19,7 +19,7 @@ from app.extensions import db
 from app.models.broadcast import SCHEDULED, BroadcastJob
 from app.repository import broadcast_schedule as repo
 from app.repository.db_clock import db_utcnow
-from app.services import admins
+from app.services import admins, audit
 from app.services.broadcast import jobs
 from app.services.broadcast.send_time import check_future, describe
 from app.texts import t
@@ -93,9 +93,11 @@ def missed_keyboard(job_id: int, lang: str) -> InlineKeyboardMarkup:
     ])
 
 
-def send_now(job_id: int) -> bool:
-    """Queue a scheduled (e.g. missed) job at once; it runs when no other job sends."""
+def send_now(job_id: int, actor: str | None = None) -> bool:
+    """Queue a scheduled (e.g. missed) job at once, audited; it runs when no other job sends."""
     ok = repo.release_now(job_id)
+    if ok:  # in the release's own transaction: a refused or rolled-back release leaves no entry
+        audit.record(actor, audit.SENT_NOW, job_id, f"queued_at={db_utcnow():%Y-%m-%dT%H:%M:%SZ}")
     db.session.commit()
     if ok:
         log.info("scheduled broadcast job %s released by an admin", job_id)
@@ -103,10 +105,12 @@ def send_now(job_id: int) -> bool:
     return ok
 
 
-def reschedule(job_id: int, send_at: datetime) -> bool:
-    """Give a scheduled job a new send time (ahead on the database's clock); False once it has started."""
+def reschedule(job_id: int, send_at: datetime, actor: str | None = None) -> bool:
+    """Give a scheduled job a new send time (ahead on the database's clock), audited; False once it has started."""
     send_at = check_future(send_at, db_utcnow())
     ok = repo.retime(job_id, send_at)
+    if ok:
+        audit.record(actor, audit.RESCHEDULED, job_id, f"send_at={send_at:%Y-%m-%dT%H:%M:%SZ}")
     db.session.commit()
     return ok
 
