@@ -105,6 +105,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "⚠️ Second confirmation: this paid broadcast goes to {count} users and is paid from the bot's "
               "Star balance.\n",
     },
+    "wiz_paid_refused": {"fa": "❌ ارسال پولی آغاز نشد:\n{line}", "en": "❌ The paid broadcast did not start:\n{line}"},
     "wiz_paid_ask": {"fa": "با پرداخت ارسال شود؟", "en": "Pay and send?"},
     "btn_pay_confirm": {"fa": "💫 بله، با پرداخت ارسال شود", "en": "💫 Yes, pay and send"},
     "wiz_filters_empty": {"fa": "❌ با این فیلترها هیچ کاربری باقی نمی‌ماند.",

@@ -16,6 +16,7 @@ from app.bot import drafts, keyboards, presend
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.bot.wizard_state import (  # noqa: F401  (re-exported)
+    CONFIRM_ID,
     DRAFT_ID,
     PREVIEW_ID,
     STEP_AUDIENCE,
@@ -125,7 +126,7 @@ def on_audience(ctx: BotContext, token: str, audience: str) -> None:
 
 def without_preview(draft: dict) -> dict:
     """Return the draft without its preview id and paid confirmation."""
-    return {k: v for k, v in draft.items() if k not in (PREVIEW_ID, presend.PAID_OK)}
+    return {k: v for k, v in draft.items() if k not in (PREVIEW_ID, CONFIRM_ID, presend.PAID_OK)}
 
 
 def send_preview(ctx: BotContext, draft: dict) -> None:
@@ -161,10 +162,10 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Take this preview's draft (exactly once, even for a double tap), answer at once, start the job after commit."""
     if ctx.settings["broadcast_paid_enabled"] and presend.ask_paid_confirm(ctx, token):
         return  # a paid broadcast's first confirm only leads to the second one
-    draft = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={PREVIEW_ID: token})
+    draft = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={CONFIRM_ID: token})
     if draft is None:
         state = admins.get_state(ctx.user_id)
-        if state is not None and state[1].get(PREVIEW_ID) != token:
+        if state is not None and state[1].get(CONFIRM_ID) != token:
             log.info("confirm under an old preview refused")
             ctx.answer("wiz_stale", alert=True)
         else:
@@ -175,7 +176,12 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
 
 
 def start_job(ctx: BotContext, draft: dict) -> None:
-    """Create, populate and start the job, then run the request's bounded pumps."""
+    """Create, populate and start the job (a paid one only if the balance still covers it), then run its pumps."""
+    short = presend.balance_refusal(ctx, draft)
+    if short is not None:
+        log.info("paid broadcast refused at confirm: the balance no longer covers it")
+        ctx.reply("wiz_paid_refused", line=short)
+        return
     try:
         job = jobs.create_job(
             audience=presend.audience_of(draft), created_by=ctx.user_id, content=draft["content"],

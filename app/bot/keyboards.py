@@ -34,10 +34,10 @@ def audience(lang: str, counts: dict[str, int], draft_id: str, members: bool = T
                     for name in names])
 
 
-def confirm(lang: str, preview_id: str) -> dict:
-    """Return the preview's schedule button above confirm / abort (the last row), bound to this one preview."""
+def confirm(lang: str, preview_id: str, confirm_id: str) -> dict:
+    """Return the preview's schedule button above confirm / abort (the last row); Confirm has its own id."""
     return _inline([[(t("btn_schedule", lang), build("schedule", token=preview_id))],
-                    [(t("btn_confirm", lang), build("confirm", token=preview_id)),
+                    [(t("btn_confirm", lang), build("confirm", token=confirm_id)),
                      (t("btn_abort", lang), build("abort", token=preview_id))]])
 
 

@@ -13,7 +13,7 @@ import time
 from app.bot import keyboards
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
-from app.bot.wizard_state import PREVIEW_ID, STEP_PREVIEW, current_draft
+from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, STEP_PREVIEW, current_draft
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins
@@ -92,7 +92,7 @@ def on_toggle(ctx: BotContext, token: str, option: str) -> None:
 def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = None) -> None:
     """Store a new preview id and render the screen; paid: after commit, once the balance is known."""
     preview_id = new_token()
-    draft = {**{k: v for k, v in draft.items() if k != PAID_OK}, PREVIEW_ID: preview_id}
+    draft = {**{k: v for k, v in draft.items() if k != PAID_OK}, PREVIEW_ID: preview_id, CONFIRM_ID: new_token()}
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
     paid = is_paid(ctx, draft)
     body = screen_text(ctx, draft, n, paid, pending_ahead())
@@ -157,7 +157,7 @@ def screen_keyboard(lang: str, draft: dict, preview_id: str, confirm: bool = Tru
           **{arg: getattr(audience, field) == days for arg, (field, days) in DAY_PRESETS.items()}}
     rows = [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
               "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in TOGGLE_ROWS]
-    last = keyboards.confirm(lang, preview_id)["inline_keyboard"]
+    last = keyboards.confirm(lang, preview_id, draft[CONFIRM_ID])["inline_keyboard"]
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
     if dropped:
         # Refused (the balance cannot cover it): only abort stays. Paid: no
@@ -196,24 +196,36 @@ def stars_text(value: float) -> str:
 
 def ask_paid_confirm(ctx: BotContext, token: str) -> bool:
     """Turn a paid broadcast's first Confirm into a second question; False once that one is confirmed."""
-    draft = current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
+    draft = current_draft(ctx, (STEP_PREVIEW,), CONFIRM_ID, token)
     if draft is None:
         return True  # refused and answered
     if draft.get(PAID_OK) or not is_paid(ctx, draft):
         return False
-    # A new id: the first Confirm (and a double tap of it) cannot stand in for the second.
-    preview_id = new_token()
-    draft = {**draft, PAID_OK: True, PREVIEW_ID: preview_id}
+    # New ids: the first Confirm (and a double tap of it) cannot stand in for the second.
+    preview_id, confirm_id = new_token(), new_token()
+    draft = {**draft, PAID_OK: True, PREVIEW_ID: preview_id, CONFIRM_ID: confirm_id}
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
     n = count(draft)
     ctx.answer()
 
     def second_question() -> None:
         line, enough = paid_lines(ctx, n)
-        row = [(t("btn_pay_confirm", ctx.lang), build("confirm", token=preview_id))] if enough else []
+        row = [(t("btn_pay_confirm", ctx.lang), build("confirm", token=confirm_id))] if enough else []
         row.append((t("btn_abort", ctx.lang), build("abort", token=preview_id)))
         markup = {"inline_keyboard": [[{"text": label, "callback_data": data} for label, data in row]]}
         ctx.send(ctx.text("wiz_paid_confirm", count=n) + line + (ctx.text("wiz_paid_ask") if enough else ""), markup)
 
     ctx.after_commit(second_question)
     return True
+
+
+def balance_refusal(ctx: BotContext, draft: dict) -> str | None:
+    """Read the balance again at a paid broadcast's last Confirm; return the refusal to show, or None if it covers it.
+
+    The screens checked it too, but a balance spent since (or a crafted
+    press) must not start a paid broadcast the bot cannot pay for.
+    """
+    if not (draft.get(PAID_OK) and is_paid(ctx, draft)):
+        return None
+    line, enough = paid_lines(ctx, count(draft))
+    return None if enough else line

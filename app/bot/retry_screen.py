@@ -4,7 +4,8 @@ The screen shows the message as users will get it, whom it reaches (failed,
 not sent because of a cancel or a pause, unknown when asked), how many, how
 long, the options the broadcast had and, for a paid one, the Stars cost and
 the balance. Its buttons carry a fresh preview id (admin_states step
-"retry:preview"), so a Confirm under an older screen never acts. A paid
+"retry:preview"), so a Confirm under an older screen never acts; Confirm has an
+id of its own, so the Abort's id (shown under a screen that refused) never confirms. A paid
 retry asks a second time, under yet another id, and the balance is read
 again at that last Confirm. The paid flag is the one the screen showed: if
 the setting changed since, the Confirm is refused and a new screen shown.
@@ -17,7 +18,7 @@ from app.bot import presend
 from app.bot.broadcast_wizard import send_preview
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
-from app.bot.wizard_state import PREVIEW_ID, current_draft
+from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, current_draft
 from app.models.broadcast import CANCELLED, CONTENT_ALBUM, CONTENT_TEXT, KIND_SEND, PAUSED
 from app.services import admins, audit
 from app.services.broadcast import jobs, retry, runner
@@ -50,19 +51,19 @@ def _screen(ctx: BotContext, job_id: int, include_unknown: bool, answered: bool 
     reach = retry.candidates(job_id)
     count = reach["failed"] + reach["not_sent"] + (reach["unknown"] if include_unknown else 0)
     draft = {"job_id": job_id, "include_unknown": include_unknown, "count": count,
-             "paid": _paid_now(ctx, job), PREVIEW_ID: new_token()}
+             "paid": _paid_now(ctx, job), PREVIEW_ID: new_token(), CONFIRM_ID: new_token()}
     admins.set_state(ctx.user_id, STEP_RETRY, draft)
     if not answered:
         ctx.answer()
     send_preview(ctx, _as_draft(job))
     body = _text(ctx, job, reach, draft)
     if not draft["paid"]:
-        ctx.send(body + ctx.text("wiz_ask_send"), _keyboard(ctx.lang, draft[PREVIEW_ID], "btn_confirm"))
+        ctx.send(body + ctx.text("wiz_ask_send"), _keyboard(ctx.lang, draft, "btn_confirm"))
         return
 
     def with_balance() -> None:
         line, enough = presend.paid_lines(ctx, count)
-        markup = _keyboard(ctx.lang, draft[PREVIEW_ID], "btn_confirm" if enough else None)
+        markup = _keyboard(ctx.lang, draft, "btn_confirm" if enough else None)
         ctx.send(body + line + (ctx.text("wiz_ask_send") if enough else ""), markup)
 
     ctx.after_commit(with_balance)
@@ -123,16 +124,17 @@ def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:
     return text
 
 
-def _keyboard(lang: str, token: str, confirm_key: str | None) -> dict:
-    """Return confirm (if offered) and abort, bound to this one screen."""
-    row = [{"text": t(confirm_key, lang), "callback_data": build("retry_ok", token=token)}] if confirm_key else []
-    row.append({"text": t("btn_abort", lang), "callback_data": build("retry_no", token=token)})
+def _keyboard(lang: str, draft: dict, confirm_key: str | None) -> dict:
+    """Return confirm (if offered, under its own id) and abort, bound to this one screen."""
+    row = [{"text": t(confirm_key, lang), "callback_data": build("retry_ok", token=draft[CONFIRM_ID])}
+           ] if confirm_key else []
+    row.append({"text": t("btn_abort", lang), "callback_data": build("retry_no", token=draft[PREVIEW_ID])})
     return {"inline_keyboard": [row]}
 
 
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Confirm this screen (exactly once); a paid retry's first Confirm only asks the second one."""
-    draft = current_draft(ctx, (STEP_RETRY,), PREVIEW_ID, token)
+    draft = current_draft(ctx, (STEP_RETRY,), CONFIRM_ID, token)
     if draft is None:
         return
     job = jobs.get_job(draft["job_id"])
@@ -144,7 +146,7 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     if draft["paid"] and not draft.get(PAID_OK):
         _ask_paid(ctx, draft)
         return
-    taken = admins.take_state(ctx.user_id, STEP_RETRY, expect={PREVIEW_ID: token})
+    taken = admins.take_state(ctx.user_id, STEP_RETRY, expect={CONFIRM_ID: token})
     if taken is None:
         ctx.answer("wiz_stale", alert=True)
         return
@@ -154,13 +156,13 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
 
 def _ask_paid(ctx: BotContext, draft: dict) -> None:
     """Store a new id and ask the paid retry's second confirmation, with the balance read now."""
-    draft = {**draft, PAID_OK: True, PREVIEW_ID: new_token()}
+    draft = {**draft, PAID_OK: True, PREVIEW_ID: new_token(), CONFIRM_ID: new_token()}
     admins.set_state(ctx.user_id, STEP_RETRY, draft)
     ctx.answer()
 
     def second_question() -> None:
         line, enough = presend.paid_lines(ctx, draft["count"])
-        markup = _keyboard(ctx.lang, draft[PREVIEW_ID], "btn_pay_confirm" if enough else None)
+        markup = _keyboard(ctx.lang, draft, "btn_pay_confirm" if enough else None)
         ctx.send(ctx.text("wiz_paid_confirm", count=draft["count"]) + line
                  + (ctx.text("wiz_paid_ask") if enough else ""), markup)
 

@@ -10,6 +10,9 @@ log = logging.getLogger("app.bot.broadcast_wizard")
 STEP_MESSAGE, STEP_BUTTON = "wiz:message", "wiz:button"
 STEP_AUDIENCE, STEP_PREVIEW = "wiz:audience", "wiz:preview"
 DRAFT_ID, PREVIEW_ID = "draft_id", "preview_id"
+# Confirm carries an id of its own, stored only with a screen that shows a Confirm: the ids of the
+# screen's toggles, schedule and abort (visible under a screen that refused) can never confirm.
+CONFIRM_ID = "confirm_id"
 
 
 def current_draft(ctx: BotContext, steps: tuple[str, ...], key: str, token: str) -> dict | None:

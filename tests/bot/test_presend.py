@@ -61,12 +61,15 @@ def test_screen_shows_count_duration_options_and_bound_toggles(client, simulator
         [f"w.opt:{arg}:{pid}" for arg in row] for row in TOGGLES]
     assert [b["callback_data"] for b in rows[-2]] == [f"w.sched:{pid}"]
     assert [b["text"] for b in rows[0]] == [t("btn_opt_silent"), t("btn_opt_protect")]
-    assert [b["callback_data"] for b in rows[-1]] == [f"w.confirm:{pid}", f"w.abort:{pid}"]
+    # Confirm carries an id of its own: the toggles' and Abort's id never confirms.
+    cid = json.loads(admin_state(ADMIN_ID).draft)["confirm_id"]
+    assert cid != pid and [b["callback_data"] for b in rows[-1]] == [f"w.confirm:{cid}", f"w.abort:{pid}"]
 
 
 def test_language_and_activity_toggles_rerender_and_expire_the_old_confirm(client, simulator, people):
     first = to_screen(client, simulator)
     old_pid = preview_id()
+    old_cid = json.loads(admin_state(ADMIN_ID).draft)["confirm_id"]
     press(client, simulator, "w.opt:en")
     assert last_answer(simulator)["text"] is None
     edited = offered(simulator, "w.confirm")
@@ -77,7 +80,7 @@ def test_language_and_activity_toggles_rerender_and_expire_the_old_confirm(clien
     assert on == [t("btn_opt_en") + " ✅"]
 
     # A stale Confirm (the screen before the toggle) cannot confirm the options now shown.
-    tap(client, simulator, f"w.confirm:{old_pid}", message_id=first["message_id"])
+    tap(client, simulator, f"w.confirm:{old_cid}", message_id=first["message_id"])
     assert (last_answer(simulator)["text"], all_jobs()) == (t("wiz_stale"), [])
 
     press(client, simulator, "w.opt:a7")
@@ -162,7 +165,8 @@ def test_paid_broadcast_needs_a_second_confirmation(client, simulator, people):
     assert (job.paid, job.sent_count) == (True, 4)
     copies = [d for d in simulator.deliveries("copyMessage") if d["chat_id"] != ADMIN_ID]
     assert len(copies) == 4 and all(d["paid"] for d in copies)
-    assert simulator.stats()["calls"]["getMyStarBalance"] == 2
+    # Read for the screen, for the second question, and once more at the last Confirm.
+    assert simulator.stats()["calls"]["getMyStarBalance"] == 3
 
 
 def test_paid_is_refused_when_the_balance_cannot_cover_the_cap(client, simulator, people):
@@ -173,12 +177,31 @@ def test_paid_is_refused_when_the_balance_cannot_cover_the_cap(client, simulator
     assert shown["text"] == screen(4, paid=paid_lines("0.4", "0.3") + short, ask=False)
     assert not any(d.startswith("w.confirm") for d in buttons(shown))
     assert any(d.startswith("w.abort") for d in buttons(shown))
-    # Even a forged Confirm with the screen's id only reaches the second question, which refuses too.
+    # A forged Confirm with the id the screen's toggles and Abort carry confirms nothing: Confirm has its own id.
+    sent = len(simulator.deliveries("sendMessage", ADMIN_ID))
     tap(client, simulator, f"w.confirm:{preview_id()}", message_id=shown["message_id"])
-    refusal = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
-    assert refusal["text"] == t("wiz_paid_confirm", count=4) + paid_lines("0.4", "0.3") + short
-    assert [b["text"] for b in refusal["reply_markup"]["inline_keyboard"][0]] == [t("btn_abort")]
+    assert last_answer(simulator)["text"] == t("wiz_stale")
+    assert len(simulator.deliveries("sendMessage", ADMIN_ID)) == sent and all_jobs() == []
+
+
+def test_a_paid_broadcast_is_never_sent_past_the_balance_by_a_crafted_or_late_confirm(client, simulator, people):
+    set_setting("broadcast_paid_enabled", "on")
+    simulator.configure(star_balance=50)
+    to_screen(client, simulator)
+    press(client, simulator, "w.confirm")
+    second = offered(simulator, "w.confirm")
+    [abort] = [d for d in buttons(second) if d.startswith("w.abort")]
+    simulator.configure(star_balance=0)  # spent elsewhere while the question was open
+    # The Abort's id in a crafted Confirm: refused, nothing sent.
+    tap(client, simulator, "w.confirm:" + abort.split(":")[1], message_id=second["message_id"])
+    assert last_answer(simulator)["text"] == t("wiz_stale") and all_jobs() == []
+    # The real last Confirm: the balance is read again and refuses.
+    press(client, simulator, "w.confirm", under=second)
+    short = t("wiz_balance_short", balance="0", stars="0.4")
+    assert simulator.deliveries("sendMessage", ADMIN_ID)[-1]["text"] == t(
+        "wiz_paid_refused", line=paid_lines("0.4", "0") + short)
     assert all_jobs() == []
+    assert [d for d in simulator.deliveries("copyMessage") if d["chat_id"] != ADMIN_ID] == []
 
 
 def test_paid_cost_is_capped_by_the_per_job_limit(client, simulator, people):

@@ -58,7 +58,8 @@ def test_the_preview_offers_schedule_above_confirm_and_abort(client, simulator, 
     preview_id = json.loads(admin_state(ADMIN_ID).draft)["preview_id"]
     rows = preview["reply_markup"]["inline_keyboard"]
     assert rows[-2] == [{"text": t("btn_schedule"), "callback_data": f"w.sched:{preview_id}"}]
-    assert [b["callback_data"] for b in rows[-1]] == [f"w.confirm:{preview_id}", f"w.abort:{preview_id}"]
+    confirm_id = json.loads(admin_state(ADMIN_ID).draft)["confirm_id"]
+    assert [b["callback_data"] for b in rows[-1]] == [f"w.confirm:{confirm_id}", f"w.abort:{preview_id}"]
 
 
 def test_a_preset_schedules_the_draft(client, simulator, audience):

@@ -63,8 +63,9 @@ def test_text_message_with_button_to_everyone(client, simulator, audience):
     question = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
     assert question["text"] == screen(4)
     preview_id = json.loads(admin_state(ADMIN_ID).draft)["preview_id"]
-    assert preview_id != draft_id
-    assert [b["callback_data"] for b in keyboard_of(question)[-1]] == [f"w.confirm:{preview_id}",
+    confirm_id = json.loads(admin_state(ADMIN_ID).draft)["confirm_id"]
+    assert len({preview_id, confirm_id, draft_id}) == 3
+    assert [b["callback_data"] for b in keyboard_of(question)[-1]] == [f"w.confirm:{confirm_id}",
                                                                        f"w.abort:{preview_id}"]
     assert step_of() == "wiz:preview"
     assert all_jobs() == []
