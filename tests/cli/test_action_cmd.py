@@ -1,5 +1,6 @@
 """`flask broadcast unsend | edit` on the real database, against the simulator; the jobs run with `broadcast pump`."""
 from app.services import audit
+from app.services.broadcast import jobs
 from app.services.broadcast.pump import pump
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.cli.proc import run_flask
@@ -54,3 +55,17 @@ def test_unsend_and_edit_refuse_what_they_cannot_do(runner, simulator):
     broken = runner.invoke(args=["broadcast", "edit", str(running.id), "--text", "<b>half"])
     assert broken.exit_code == 2 and "broken HTML" in broken.stderr
     assert reload(running.id).status == "running"
+
+
+def test_edit_parses_the_text_like_telegram_before_creating_any_job(runner, simulator, database_url):
+    job_id, users = finished(simulator)
+    bare = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "Tom & Jerry"])
+    assert (bare.exit_code, bare.stdout) == (2, "")
+    [line] = bare.stderr.splitlines()
+    assert 'Character "&" must be escaped as "&amp;"' in line
+    assert [job.id for job in jobs.list_jobs()] == [job_id]  # no edit job: nothing would pause on Telegram's refusal
+    escaped = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "Tom &amp; Jerry"])
+    assert escaped.exit_code == 0, escaped.output
+    pumped = run_flask(database_url, simulator, "broadcast", "pump", "--job", escaped.stdout.strip(), "--seconds", "20")
+    assert pumped.returncode == 0, pumped.stderr
+    assert copies(simulator, users) == dict.fromkeys(users, "Tom & Jerry")
