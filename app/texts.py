@@ -360,10 +360,12 @@ TEXTS: dict[str, dict[str, str]] = {
     "edit_ask_caption": {"fa": "✏️ توضیح (کپشن) تازه‌ی ارسال #{id} را بفرستید (حداکثر {limit} نویسه).",
                          "en": "✏️ Send the new caption of broadcast #{id} (at most {limit} characters)."},
     "edit_need_text": {"fa": "❌ فقط متن بفرستید (یا رسانه با توضیح).", "en": "❌ Send a text (or media with a caption)."},
-    "edit_too_long": {"fa": "❌ متن خالی یا بلندتر از حد مجاز است ({length} از {limit} نویسه).",
-                      "en": "❌ The text is empty or too long ({length} of {limit} characters)."},
-    "edit_confirm": {"fa": "✏️ همه‌ی نسخه‌های ارسال #{id} به این متن تغییر کنند؟\n\n{text}",
-                     "en": "✏️ Change every copy of broadcast #{id} to this text?\n\n{text}"},
+    "edit_too_long": {"fa": "❌ متن تازه {length} نویسه است (آن‌گونه که تلگرام می‌شمارد)؛ حداکثر {limit} نویسه مجاز است. "
+                            "کوتاه‌ترش کنید و دوباره بفرستید.",
+                      "en": "❌ The new text is {length} characters as Telegram counts them; at most {limit} are "
+                            "allowed. Shorten it and send again."},
+    "edit_confirm": {"fa": "✏️ همه‌ی نسخه‌های ارسال #{id} به متن بالا تغییر کنند؟",
+                     "en": "✏️ Change every copy of broadcast #{id} to the text above?"},
     "act_aborted": {"fa": "لغو شد؛ چیزی تغییر نکرد.", "en": "Aborted; nothing changed."},
     "act_too_old": {"fa": "⌛ همه‌ی نسخه‌های ارسال #{id} قدیمی‌تر از ۴۸ ساعت‌اند؛ تلگرام اجازه‌ی حذف نمی‌دهد.",
                     "en": "⌛ Every copy of broadcast #{id} is older than 48 hours; Telegram no longer allows deleting them."},
@@ -392,6 +394,16 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_edited": {"fa": "برای همه ویرایش شد", "en": "edited everywhere"},
     "act_rescheduled": {"fa": "زمان ارسال تغییر کرد", "en": "rescheduled"},
     "act_sent_now": {"fa": "بی‌درنگ به صف ارسال رفت", "en": "sent now (released from its schedule)"},
+    "edit_confirm_personal": {
+        "fa": "✏️ همه‌ی نسخه‌های ارسال #{id} به متن بالا تغییر کنند؟\n👤 نمونه با نام شماست؛ هر گیرنده نام کوچک خودش را "
+              "می‌بیند (بی‌نام‌ها «کاربر» یا «there»). نامی بسیار بلند ممکن است نسخه‌ی همان گیرنده را از حد تلگرام "
+              "بلندتر کند.",
+        "en": "✏️ Change every copy of broadcast #{id} to the text above?\n👤 The sample carries your name; each "
+              "recipient sees their own first name (“کاربر” or “there” when they have none). A very long name can "
+              "make that recipient's copy too long for Telegram.",
+    },
+    "edit_bad_html": {"fa": "❌ تلگرام این قالب‌بندی را نمی‌پذیرد ({problem})؛ متن را دوباره بفرستید.",
+                      "en": "❌ Telegram cannot parse this formatting ({problem}); send the text again."},
     # --- the ledger: retry and export ---
     "btn_retry": {"fa": "🔁 ارسال دوباره به ناموفق‌ها", "en": "🔁 Send again to the failed"},
     "btn_retry_not_sent": {"fa": "🔁 ارسال به ارسال‌نشده‌ها (لغو شد)", "en": "🔁 Send to the not sent (cancelled)"},

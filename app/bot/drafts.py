@@ -6,9 +6,8 @@ from urllib.parse import urlsplit
 from telegram import Message
 
 from app.services.broadcast.greeting import has_greeting
+from app.services.broadcast.text_rules import CAPTION_LIMIT, TEXT_LIMIT, measured, utf16_len
 
-TEXT_LIMIT = 4096
-CAPTION_LIMIT = 1024
 BUTTON_TEXT_LIMIT = 64
 URL_LIMIT = 512
 # Kinds copyMessage reproduces faithfully for every recipient.
@@ -24,18 +23,14 @@ class DraftError(ValueError):
         self.values = values
 
 
-def utf16_len(text: str) -> int:
-    """Count UTF-16 code units, the way Telegram measures text limits."""
-    return len(text.encode("utf-16-le")) // 2
-
-
 def copy_draft(message: Message) -> dict:
     """Return the broadcast content for an admin's message, or raise DraftError."""
     if message.text is not None:
         if not message.text.strip():
             raise DraftError("wiz_empty")
-        if utf16_len(message.text) > TEXT_LIMIT:
-            raise DraftError("wiz_text_too_long", length=utf16_len(message.text))
+        # A text with {first_name} is sent personalised: measured with a name in place (text_rules.measured).
+        if measured(message.text) > TEXT_LIMIT:
+            raise DraftError("wiz_text_too_long", length=measured(message.text))
     elif any(getattr(message, kind, None) for kind in MEDIA_KINDS):
         caption = message.caption or ""
         if utf16_len(caption) > CAPTION_LIMIT:

@@ -5,7 +5,7 @@ so a button under an older question never acts on the current one:
   act:unsend1  first confirmation ("delete from everyone?")
   act:unsend2  second confirmation ("sure? it cannot be undone")
   act:edit     waiting for the new text (or caption)
-  act:edit_ok  the new text shown, waiting for its confirmation
+  act:edit_ok  the new text shown (rendered, as its own message), waiting for its confirmation
 A step is taken exactly once (take_state), like the wizard's confirm; the job
 is then created after commit and run by the request's bounded pumps.
 """
@@ -16,10 +16,10 @@ import logging
 from app.bot import keyboards
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
-from app.bot.drafts import MEDIA_KINDS, utf16_len
-from app.models.broadcast import KIND_EDIT, KIND_UNSEND
+from app.bot.drafts import MEDIA_KINDS
+from app.models.broadcast import KIND_EDIT, KIND_UNSEND, BroadcastJob
 from app.services import admins, audit
-from app.services.broadcast import actions, jobs, runner
+from app.services.broadcast import actions, greeting, jobs, runner, text_rules
 
 log = logging.getLogger(__name__)
 STEP_UNSEND1, STEP_UNSEND2 = "act:unsend1", "act:unsend2"
@@ -49,7 +49,7 @@ def on_edit(ctx: BotContext, job_id: int) -> None:
 
 
 def on_input(ctx: BotContext, step: str, draft: dict) -> None:
-    """The admin's new text: check it like the wizard, then show it with its confirmation."""
+    """The admin's new text: check it as the service will, then show it rendered and ask to confirm."""
     if step != STEP_EDIT:
         ctx.reply("wiz_expired")
         return
@@ -62,12 +62,17 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
         ctx.reply("edit_need_text")
         return
     source = jobs.get_job(draft["job_id"])
-    limit = actions.edit_limit(source) if source else 0
-    if not text.strip() or utf16_len(message.text or message.caption or "") > limit:
-        ctx.reply("edit_too_long", length=utf16_len(message.text or message.caption or ""), limit=limit)
+    if source is None:
+        ctx.reply("cb_unknown_job")
         return
-    _ask(ctx, STEP_EDIT_OK, {"job_id": draft["job_id"], "text": text}, "edit_confirm", "btn_edit_yes",
-         id=draft["job_id"], text=text)
+    try:
+        text = text_rules.check(text, actions.edit_limit(source))
+    except text_rules.TextRefused as exc:
+        _refuse_text(ctx, exc)
+        return
+    _preview(ctx, source, text)
+    key = "edit_confirm_personal" if greeting.has_greeting(text) else "edit_confirm"
+    _ask(ctx, STEP_EDIT_OK, {"job_id": draft["job_id"], "text": text}, key, "btn_edit_yes", id=draft["job_id"])
 
 
 def on_yes(ctx: BotContext, token: str, _arg: object) -> None:
@@ -115,6 +120,26 @@ def _actionable(ctx: BotContext, job_id: int, kind: str) -> bool:
     return True
 
 
+def _preview(ctx: BotContext, source: BroadcastJob, text: str) -> None:
+    """Send the new text as Telegram will show it (HTML parsed, the link button kept), with the admin's name."""
+    first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
+    sample = greeting.render(text, first_name, ctx.lang)
+    if text_rules.visible_length(sample) > text_rules.TEXT_LIMIT:
+        sample = greeting.render(text, None, ctx.lang)  # a name too long for one message: the fallback fits
+    ctx.outbox.send(ctx.chat_id, sample, parse_mode="HTML",
+                    reply_markup=keyboards.url_button(source.button_text, source.button_url))
+
+
+def _refuse_text(ctx: BotContext, exc: text_rules.TextRefused) -> None:
+    """Tell the admin why Telegram would refuse the new text, with the numbers the service used."""
+    if exc.reason == text_rules.TOO_LONG:
+        ctx.reply("edit_too_long", length=exc.length, limit=exc.limit)
+    elif exc.reason == text_rules.BAD_HTML:
+        ctx.reply("edit_bad_html", problem=exc.problem)
+    else:
+        ctx.reply("edit_need_text")
+
+
 def _ask(ctx: BotContext, step: str, draft: dict, key: str, yes_key: str, **values) -> None:
     """Put the admin on a step with a fresh token and ask its question with yes / abort buttons."""
     token = new_token()
@@ -140,7 +165,10 @@ def _create(ctx: BotContext, kind: str, draft: dict) -> None:
     except ValueError as exc:
         ctx.end_transaction()
         log.info("admin %s: %s of job %s refused: %s", ctx.user_id, kind, job_id, exc)
-        ctx.reply("edit_too_long", id=job_id, length="-", limit="-")
+        if isinstance(exc, text_rules.TextRefused):
+            _refuse_text(ctx, exc)
+        else:
+            ctx.reply("edit_need_text")
         return
     new_id, total = job.id, job.total_count
     ctx.end_transaction()

@@ -5,9 +5,8 @@ import click
 
 from app.cli.broadcast_cmd import JOB_ID, broadcast_group
 from app.cli.common import CommandError
-from app.cli.validate import html_problem
 from app.services import audit
-from app.services.broadcast import actions
+from app.services.broadcast import actions, text_rules
 from app.services.settings import load_settings
 
 
@@ -30,13 +29,14 @@ def unsend_cmd(job_id: int) -> None:
 @click.option("--text", required=True, help="The new text (Telegram HTML); a caption for media and albums.")
 def edit_cmd(job_id: int, text: str) -> None:
     """Replace the text (or caption) of every copy a finished broadcast delivered; print the edit job's id."""
-    problem = html_problem(text)
+    # The HTML first (it needs no job); the service then checks the length against the job's kind of text.
+    problem = text_rules.html_problem(text)
     if problem:
-        raise click.BadParameter(f"broken HTML: {problem}", param_hint="--text")
+        raise CommandError(f"--text: broken HTML (Telegram: can't parse entities): {problem}", exit_code=2)
     try:
         job = actions.edit_job(job_id, text, actor=audit.ACTOR_CLI, lang="en", settings=load_settings())
     except actions.NotActionable as exc:
         raise CommandError(str(exc)) from None
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--text") from None
+        raise CommandError(f"--text: {exc}", exit_code=2) from None
     click.echo(job.id)

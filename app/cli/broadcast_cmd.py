@@ -61,7 +61,7 @@ def _content(text, copy_from, message_id, message_ids) -> dict:
             raise click.UsageError(f"{option} goes with --copy-from, not --text")
         problem = text_problem(text)
         if problem:
-            raise click.BadParameter(problem, param_hint="--text")
+            raise CommandError(f"--text: {problem}", exit_code=2)
         return {"type": "text", "text": text, "parse_mode": "HTML"}
     if (message_id is None) == (message_ids is None):
         raise click.UsageError("--copy-from needs --message-id (one message) or --message-ids (an album)")
@@ -85,8 +85,8 @@ def _album_ids(value: str) -> list[int]:
 
 @broadcast_group.command("create")
 @click.option("--audience", type=click.Choice(AUDIENCES), required=True, help="Who receives it.")
-@click.option("--text", help="Message text (Telegram HTML, at most 4096 characters); {first_name} greets each "
-                             "recipient by name (HTML-escaped; 'کاربر'/'there' when empty).")
+@click.option("--text", help="Message text (Telegram HTML, at most 4096 UTF-16 units of the text Telegram shows); "
+                             "{first_name} greets each recipient by name (HTML-escaped; 'کاربر'/'there' when empty).")
 @click.option("--copy-from", type=TELEGRAM_ID, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
 @click.option("--message-id", type=JOB_ID, metavar="ID", help="... with this message id.")
 @click.option("--message-ids", metavar="ID,ID,...",

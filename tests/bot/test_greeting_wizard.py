@@ -53,3 +53,12 @@ def test_a_plain_text_stays_a_copy(client, simulator, named_users):
     send(client, simulator, "سلام به همه")
     assert texts_to(simulator)[-1] == t("wiz_ask_button")
     assert json.loads(admin_state(ADMIN_ID).draft)["content"]["type"] == "copy"
+
+
+def test_a_personal_text_is_measured_with_a_name_in_place_of_the_placeholder(client, simulator, named_users):
+    send(client, simulator, "/broadcast")
+    # {first_name} counts as the 5-unit fallback name, as the edit flow, the CLI and the engine count it.
+    send(client, simulator, "{first_name} " + "ب" * 4091)
+    assert texts_to(simulator)[-1] == t("wiz_text_too_long", length=4097)
+    send(client, simulator, "{first_name} " + "ب" * 4090)
+    assert texts_to(simulator)[-2:] == [t("wiz_personal"), t("wiz_ask_button")]

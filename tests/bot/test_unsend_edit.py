@@ -5,12 +5,13 @@ from app.models.broadcast import KIND_EDIT, KIND_UNSEND
 from app.services import audit
 from app.services.broadcast import jobs
 from app.services.broadcast.pump import pump
+from app.simulator.updates import message_update
 from app.texts import t
 from tests.bot.test_history import trail, view_of
 from tests.bot.wizard import all_jobs, buttons, last_answer, press, send, step_of, tap, texts_to
 from tests.broadcast.helpers import engine_settings
 from tests.conftest import ADMIN_ID
-from tests.factories import create_user
+from tests.factories import create_user, post_update
 
 pytestmark = pytest.mark.usefixtures("fast_telegram")
 USERS = (7101, 7102, 7103)
@@ -20,7 +21,8 @@ def finished_job(simulator, **kw) -> int:
     """Run a text broadcast by the admin to three users; return its id."""
     for user_id in USERS:
         create_user(user_id)
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر 🎉"},
+    content = kw.pop("content", {"type": "text", "text": "خبر 🎉"})
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content=content,
                           settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID), **kw)
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
     return job.id
@@ -158,3 +160,72 @@ def test_unsend_from_the_bot_is_refused_with_the_reason_while_a_retry_runs(clien
     tap(client, simulator, f"j.unsend:{job.id}", message_id=view["message_id"])  # an old view's button
     assert last_answer(simulator)["text"] == t("act_retry_busy", id=job.id, retry=again.id)
     assert len(all_jobs()) == 2
+
+
+def ask_edit(client, simulator, job_id: int) -> None:
+    """Open the job's view and press '✏️ Edit everywhere'."""
+    tap(client, simulator, f"j.view:{job_id}")
+    press(client, simulator, "j.edit", under=view_of(simulator, job_id))
+
+
+def shown_to_admin(simulator) -> list[str]:
+    """Return the admin's messages as Telegram shows them (after parsing their HTML), oldest first."""
+    return [m["text"] for m in simulator.bot_messages(ADMIN_ID)]
+
+
+def test_edit_confirmation_shows_the_new_text_rendered_above_the_question(client, simulator):
+    job_id = finished_job(simulator, button_text="سایت", button_url="https://example.com/")
+    ask_edit(client, simulator, job_id)
+    update = message_update(ADMIN_ID, "نو & تازه")
+    update["message"]["entities"] = [{"type": "bold", "offset": 0, "length": 2}]
+    assert post_update(client, update, sim=simulator).status_code == 200
+    *_, preview, question = simulator.deliveries("sendMessage", ADMIN_ID)
+    assert (preview["text"], preview["parse_mode"]) == ("<b>نو</b> &amp; تازه", "HTML")
+    assert preview["reply_markup"]["inline_keyboard"][0][0]["url"] == "https://example.com/"
+    assert question["text"] == t("edit_confirm", id=job_id) and buttons(question)[0].startswith("a.yes:")
+    assert shown_to_admin(simulator)[-2] == "نو & تازه"  # no raw <b> or &amp; on the admin's screen
+    press(client, simulator, "a.yes", under=question)
+    assert set(left(simulator).values()) == {"نو & تازه"}
+
+
+def test_a_new_text_near_the_limit_is_answered_never_dropped(client, simulator):
+    job_id = finished_job(simulator)
+    ask_edit(client, simulator, job_id)
+    send(client, simulator, "ب" * 4097)
+    assert texts_to(simulator)[-1] == t("edit_too_long", length=4097, limit=4096)
+    send(client, simulator, "ب" * 4070)  # the question and the text together would not fit one message
+    assert texts_to(simulator)[-2:] == ["ب" * 4070, t("edit_confirm", id=job_id)]
+
+
+def test_a_caption_is_measured_as_telegram_shows_it_by_the_bot_and_the_service_alike(client, simulator):
+    from app.services.broadcast import actions
+
+    photo = simulator.add_message(ADMIN_ID, caption="قدیم", photo=True)
+    job_id = finished_job(simulator, content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": photo})
+    over = "&" + "x" * 1024  # 1025 units once "&amp;" is parsed back to "&"
+    ask_edit(client, simulator, job_id)
+    assert texts_to(simulator)[-1] == t("edit_ask_caption", id=job_id, limit=1024)
+    send(client, simulator, photo=True, caption=over)
+    assert texts_to(simulator)[-1] == t("edit_too_long", length=1025, limit=1024)
+    with pytest.raises(ValueError, match="1025 characters.*at most 1024"):  # the service says the same
+        actions.edit_job(job_id, "&amp;" + "x" * 1024, settings=engine_settings())
+
+    send(client, simulator, photo=True, caption=over[:-1])  # exactly 1024 visible units
+    assert texts_to(simulator)[-2:] == ["&amp;" + "x" * 1023, t("edit_confirm", id=job_id)]
+    press(client, simulator, "a.yes")
+    [_, edit] = all_jobs()
+    assert (edit.kind, edit.status, edit.sent_count) == (KIND_EDIT, "completed", 3)
+    assert {m["caption"] for m in simulator.bot_messages() if m["chat_id"] in USERS} == {over[:-1]}
+
+
+def test_a_personal_edit_shows_the_admin_their_own_name_and_allows_for_names(client, simulator):
+    job_id = finished_job(simulator)
+    ask_edit(client, simulator, job_id)
+    # {first_name} is measured as the 5-unit fallback name: 4096 - 5 units of text around it fit.
+    fits = "{first_name} " + "ب" * 4090
+    send(client, simulator, fits + "ب", first_name="مدیر")
+    assert texts_to(simulator)[-1] == t("edit_too_long", length=4097, limit=4096)
+    send(client, simulator, fits, first_name="مدیر")
+    *_, sample, question = simulator.deliveries("sendMessage", ADMIN_ID)
+    assert (sample["text"], sample["parse_mode"]) == ("مدیر " + "ب" * 4090, "HTML")
+    assert question["text"] == t("edit_confirm_personal", id=job_id)

@@ -1,5 +1,6 @@
 """`flask broadcast unsend | edit` on the real database, against the simulator; the jobs run with `broadcast pump`."""
 from app.services import audit
+from app.services.broadcast import jobs
 from app.services.broadcast.pump import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
@@ -78,3 +79,17 @@ def test_edit_with_first_name_greets_each_recipient_by_their_own_name(runner, si
     assert {u: [d["text"] for d in simulator.deliveries("editMessageText", u)] for u in names} == {
         7301: ["Hi &lt;b&gt;Ali&lt;/b&gt;!"], 7302: [f"Hi {fallback}!"], 7303: ["Hi Sara!"]}
     assert reload(edit_id).sent_count == 3
+
+
+def test_edit_parses_the_text_like_telegram_before_creating_any_job(runner, simulator, database_url):
+    job_id, users = finished(simulator)
+    bare = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "Tom & Jerry"])
+    assert (bare.exit_code, bare.stdout) == (2, "")
+    [line] = bare.stderr.splitlines()
+    assert 'Character "&" must be escaped as "&amp;"' in line
+    assert [job.id for job in jobs.list_jobs()] == [job_id]  # no edit job: nothing would pause on Telegram's refusal
+    escaped = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "Tom &amp; Jerry"])
+    assert escaped.exit_code == 0, escaped.output
+    pumped = run_flask(database_url, simulator, "broadcast", "pump", "--job", escaped.stdout.strip(), "--seconds", "20")
+    assert pumped.returncode == 0, pumped.stderr
+    assert copies(simulator, users) == dict.fromkeys(users, "Tom & Jerry")

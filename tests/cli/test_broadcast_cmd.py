@@ -58,9 +58,9 @@ def test_create_copy_and_member_audiences(runner):
     (["--audience", "all", "--text", "x", "--copy-from", "1", "--message-id", "2"], "exactly one of"),
     (["--audience", "all", "--text", "   "], "text is empty"),
     (["--audience", "all", "--text", "x" * 4097], "4097 characters"),
-    (["--audience", "all", "--text", "<b>bold"], "unclosed tag <b>"),
-    (["--audience", "all", "--text", "<b><i>x</b></i>"], "</b> closes <i>"),
-    (["--audience", "all", "--text", "<p>x</p>"], "unsupported tag <p>"),
+    (["--audience", "all", "--text", "<b>bold"], 'end tag corresponding to start tag "b"'),
+    (["--audience", "all", "--text", "<b><i>x</b></i>"], 'expected "</i>", found "</b>"'),
+    (["--audience", "all", "--text", "<p>x</p>"], 'Unsupported start tag "p"'),
     (["--audience", "all", "--copy-from", "-100"], "--copy-from needs --message-id"),
     (["--audience", "all", "--copy-from", "abc", "--message-id", "1"], "'abc' is not a valid integer"),
     (["--audience", "all", "--copy-from", "-100", "--message-id", "0"], "--message-id"),
@@ -174,3 +174,19 @@ def test_purge_removes_old_items_and_keeps_jobs_and_counters(runner, simulator):
 def test_purge_needs_a_non_negative_day_count(runner, args):
     result = runner.invoke(args=["broadcast", "purge", *args])
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_create_measures_and_parses_text_as_telegram_does(runner):
+    create_users(2)
+    emoji = create(runner, "--audience", "all", "--text", "🎉" * 2100)  # 2,100 code points, 4,200 UTF-16 units
+    assert (emoji.exit_code, emoji.stdout) == (2, "")
+    [line] = emoji.stderr.splitlines()
+    assert "4200 characters" in line and "at most 4096" in line
+    bare = create(runner, "--audience", "all", "--text", "Tom & Jerry")
+    assert (bare.exit_code, bare.stdout) == (2, "")
+    [line] = bare.stderr.splitlines()
+    assert 'Character "&" must be escaped as "&amp;"' in line
+    assert count(BroadcastJob) == 0
+    # Tags are not shown, so they do not count: 4096 visible units in bold fit.
+    bold = create(runner, "--audience", "all", "--text", "<b>" + "x" * 4096 + "</b>")
+    assert bold.exit_code == 0, bold.output

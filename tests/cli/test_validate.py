@@ -1,11 +1,12 @@
 """Pure checks of broadcast input typed on the command line."""
 import pytest
 
-from app.cli.validate import MAX_TEXT, button_problem, html_problem, text_problem
+from app.cli.validate import button_problem, text_problem
+from app.services.broadcast.text_rules import TEXT_LIMIT
 
 
 @pytest.mark.parametrize("text", [
-    "plain", "<b>bold</b> and <i>italic</i>", '<a href="https://t.me/x">link</a>', "a < b &amp; c",
+    "plain", "<b>bold</b> and <i>italic</i>", '<a href="https://t.me/x">link</a>', "a &lt; b &amp; c",
     "<blockquote>quote</blockquote>", '<span class="tg-spoiler">s</span>', "<b>سلام</b> 👋",
 ])
 def test_telegram_html_passes(text):
@@ -13,21 +14,26 @@ def test_telegram_html_passes(text):
 
 
 @pytest.mark.parametrize("text, problem", [
-    ("<b>open", "unclosed tag <b>"),
-    ("close</i>", "closing tag </i> has no opening tag"),
-    ("<b><i>x</b></i>", "</b> closes <i>"),
-    ("<div>x</div>", "unsupported tag <div>"),
-    ("line<br/>", "self-closing tag <br/>"),
+    ("<b>open", 'Can\'t find end tag corresponding to start tag "b"'),
+    ("close</i>", "Unexpected end tag"),
+    ("<b><i>x</b></i>", 'expected "</i>", found "</b>"'),
+    ("<div>x</div>", 'Unsupported start tag "div"'),
+    ("line<br/>", 'Unsupported start tag "br/"'),
+    ("Tom & Jerry", 'Character "&" must be escaped as "&amp;"'),
+    ("a < b", 'Unsupported start tag ""'),
 ])
-def test_broken_html_is_named(text, problem):
-    assert problem in html_problem(text)
-    assert text_problem(text).startswith("broken HTML: ")
+def test_broken_html_is_named_as_telegram_names_it(text, problem):
+    assert text_problem(text).startswith("broken HTML (Telegram: can't parse entities): ")
+    assert problem in text_problem(text)
 
 
-def test_text_must_be_non_empty_and_fit_telegram():
-    assert text_problem("  \n") == "text is empty"
-    assert text_problem("x" * MAX_TEXT) is None
-    assert "4097 characters" in text_problem("x" * (MAX_TEXT + 1))
+def test_text_must_be_non_empty_and_fit_telegram_in_utf16_units_of_what_it_shows():
+    assert text_problem("  \n") == "the text is empty"
+    assert text_problem("<b> </b>") == "the text is empty"
+    assert text_problem("x" * TEXT_LIMIT) is None
+    assert text_problem("<b>" + "&amp;" * TEXT_LIMIT + "</b>") is None
+    assert "4097 characters" in text_problem("x" * (TEXT_LIMIT + 1))
+    assert "4098 characters" in text_problem("🎉" * 2049)
 
 
 @pytest.mark.parametrize("text, url, ok", [

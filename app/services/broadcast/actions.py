@@ -35,12 +35,11 @@ from app.models.broadcast import (
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.services import audit
-from app.services.broadcast import jobs, lineage
+from app.services.broadcast import jobs, lineage, text_rules
 
 log = logging.getLogger(__name__)
 # Telegram lets a bot delete its messages in private chats for this long.
 DELETE_WINDOW = timedelta(hours=48)
-CAPTION_LIMIT = 1024
 # The columns an action job copies from its source: what was sent, so the pump knows how to act on it.
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "content_type",
           "from_chat_id", "source_message_id", "source_message_ids", "parse_mode", "button_text", "button_url")
@@ -68,7 +67,7 @@ def edit_job(job_id: int, text: str, *, actor: str | None = None, created_by: in
 
 def edit_limit(source: BroadcastJob) -> int:
     """Return the longest new text an edit of this job takes (a caption for media, else a text)."""
-    return jobs.TEXT_LIMIT if source.content_type == CONTENT_TEXT else CAPTION_LIMIT
+    return text_rules.TEXT_LIMIT if source.content_type == CONTENT_TEXT else text_rules.CAPTION_LIMIT
 
 
 def check_source(source: BroadcastJob | None, kind: str, now=None) -> int:
@@ -121,13 +120,8 @@ def covered(source_id: int) -> tuple[list[int], list[int]]:
 
 
 def _check_text(source: BroadcastJob, text: str | None) -> str:
-    """Validate an edit's new text like the wizard: not empty, within Telegram's limit."""
-    text = (text or "").strip()
-    if not text:
-        raise ValueError("the new text is empty")
-    if len(text.encode("utf-16-le")) // 2 > edit_limit(source):
-        raise ValueError(f"the new text is longer than {edit_limit(source)} characters")
-    return text
+    """Return the edit's new text stripped, or raise TextRefused as Telegram would refuse it (HTML, length)."""
+    return text_rules.check(text, edit_limit(source), "new text")
 
 
 def _create(job_id: int, kind: str, text: str | None, actor: str | None, created_by: int | None,

@@ -16,11 +16,11 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.broadcast import text_rules
 from app.services.broadcast.send_time import check_future
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
-TEXT_LIMIT = 4096
 ALBUM_MAX_PARTS = 100  # copyMessages copies at most 100 messages per call
 # Purge never removes items younger than this: unsend and retry need them.
 PURGE_FLOOR = timedelta(hours=48)
@@ -56,11 +56,7 @@ def _content_fields(content: dict) -> dict:
     if kind == CONTENT_ALBUM:
         return _album_fields(content)
     if kind == CONTENT_TEXT:
-        text = (content.get("text") or "").strip()
-        if not text:
-            raise ValueError("text is empty")
-        if len(text) > TEXT_LIMIT:
-            raise ValueError(f"text is {len(text)} characters; at most {TEXT_LIMIT}")
+        text = text_rules.check(content.get("text"))  # the HTML Telegram parses, measured as it shows
         return {"content_type": CONTENT_TEXT, "text": text, "parse_mode": content.get("parse_mode") or "HTML"}
     raise ValueError("content type must be 'copy', 'album' or 'text'")
 
