@@ -40,3 +40,15 @@ def test_blocked_users_are_flagged_and_rate_limits_carry_their_wait():
     assert oc.classify(Forbidden("m", "Forbidden: bot was blocked by the user", error_code=403)).blocked
     assert not oc.classify(BadRequest("m", "Bad Request: chat not found", error_code=400)).blocked
     assert oc.classify(RetryAfter("m", 7.0)).retry_after == 7.0
+
+
+def test_telegrams_too_long_for_a_personal_copy_is_that_recipients_own_failure():
+    from app.services.broadcast import outcomes as oc
+    from app.telegram.errors import BadRequest
+
+    answer = oc.classify(BadRequest("sendMessage", "Bad Request: message is too long"))
+    assert answer.kind == oc.FAILED and answer.systemic  # the same text for everyone: the bot's fault
+    own = oc.personal_failure(answer)
+    assert own.kind == oc.FAILED and not own.systemic  # one recipient's name made it too long
+    other = oc.classify(BadRequest("sendMessage", "Bad Request: can't parse entities"))
+    assert oc.personal_failure(other).systemic

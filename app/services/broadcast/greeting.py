@@ -7,10 +7,15 @@ per recipient.
 from __future__ import annotations
 
 import html
+import unicodedata
 
 from app.texts import t
 
 PLACEHOLDER = "{first_name}"
+# Characters that show nothing: direction marks and other format characters, marks with no base,
+# separators, and the blank letters people use for an "empty" name (Hangul fillers, braille blank).
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Mn", "Me", "Zs", "Zl", "Zp"})
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 def has_greeting(text: str | None) -> bool:
@@ -18,7 +23,18 @@ def has_greeting(text: str | None) -> bool:
     return bool(text) and PLACEHOLDER in text
 
 
+def shows_something(name: str) -> bool:
+    """Tell whether a name has at least one character a reader can see (not only direction marks or blanks)."""
+    return any(unicodedata.category(ch) not in INVISIBLE_CATEGORIES and ch not in BLANK_LETTERS for ch in name)
+
+
 def render(text: str, first_name: str | None, lang: str) -> str:
-    """Put the HTML-escaped first name (or a neutral word when it is empty) in place of {first_name}."""
+    """Put the HTML-escaped first name (or a neutral word when it shows nothing) in place of {first_name}.
+
+    Quotes are escaped too (`&quot;`, `&#x27;`, which Telegram's HTML takes),
+    so a name is safe inside an attribute such as a link's href as well.
+    """
     name = (first_name or "").strip()
-    return text.replace(PLACEHOLDER, html.escape(name, quote=False) if name else t("greeting_fallback", lang))
+    if not shows_something(name):
+        return text.replace(PLACEHOLDER, t("greeting_fallback", lang))
+    return text.replace(PLACEHOLDER, html.escape(name, quote=True))

@@ -1,7 +1,7 @@
 """Turn the transport's answer for one recipient into an item outcome (pure)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.telegram.errors import (
     BadRequest,
@@ -43,11 +43,13 @@ class Outcome:
     message_id: int | None = None
     # An album's copies, one per part delivered (copyMessages skips a part it cannot copy).
     message_ids: tuple[int, ...] | None = None
+    # A failure of this recipient's own content (a greeting whose name makes the text too long).
+    personal: bool = False
 
     @property
     def systemic(self) -> bool:
         """True when the failure says nothing about the recipient (counts toward the breaker)."""
-        return self.kind in (FAILED, UNKNOWN)
+        return self.kind in (FAILED, UNKNOWN) and not self.personal
 
     @property
     def returns_to_pending(self) -> bool:
@@ -72,6 +74,19 @@ def delivered(result: object) -> Outcome:
         return Outcome(SENT, message_id=parts[0], message_ids=parts)
     message_id = result.get("message_id") if isinstance(result, dict) else None
     return Outcome(SENT, message_id=message_id) if type(message_id) is int else OK
+
+
+def too_long_for(length: int, limit: int) -> Outcome:
+    """Return the failure of one personal copy longer than Telegram takes (never sent, not the bot's fault)."""
+    return Outcome(FAILED, f"message is too long with this recipient's name: {length} of {limit} characters",
+                   personal=True)
+
+
+def personal_failure(outcome: Outcome) -> Outcome:
+    """Mark Telegram's "message is too long" for one personal copy as that recipient's own (not the breaker's)."""
+    if outcome.kind == FAILED and "too long" in (outcome.error or "").lower():
+        return replace(outcome, personal=True)
+    return outcome
 
 
 def classify(exc: BaseException | None) -> Outcome:

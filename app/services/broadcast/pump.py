@@ -9,6 +9,7 @@ import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
@@ -25,9 +26,16 @@ from app.models.broadcast import (
 )
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
-from app.services.broadcast import greeting, schedule
+from app.services.broadcast import greeting, schedule, text_rules
 from app.services.broadcast import jobs as jobs_service
-from app.services.broadcast.outcomes import HELD_BACK, classify, classify_action, delivered
+from app.services.broadcast.outcomes import (
+    HELD_BACK,
+    classify,
+    classify_action,
+    delivered,
+    personal_failure,
+    too_long_for,
+)
 from app.services.broadcast.recorder import Recorder
 from app.services.broadcast.status import job_status
 from app.services.broadcast.stops import JOB_ENDED, Stop
@@ -302,7 +310,9 @@ class Pump:
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
                 log.exception("unexpected error sending to %s", user_id)
-            return classify_action(exc) if self.action else classify(exc)
+            outcome = classify_action(exc) if self.action else classify(exc)
+            # A personal copy Telegram finds too long is that recipient's name, not the bot's fault.
+            return personal_failure(outcome) if self.recorder.personal else outcome
 
     def act(self, method: str, params: dict, user_id: int, chat_taken: bool):
         """Delete or edit one copy; an unknown outcome is retried (both are safe to repeat)."""
@@ -401,6 +411,21 @@ class Pump:
         first_name, code = self.recorder.names.pop(user_id, (None, None))
         return {**params, key: greeting.render(params[key], first_name, lang_of(code))}
 
+    def too_long(self, params: dict):
+        """Return the failure of a personal copy its recipient's name made too long for Telegram, else None.
+
+        Measured as Telegram does (text_rules): that copy alone fails, with its
+        numbers, and is not sent; the job's other recipients go on.
+        """
+        if not self.recorder.personal:
+            return None
+        key, limit = ("caption", text_rules.CAPTION_LIMIT) if "caption" in params else ("text", text_rules.TEXT_LIMIT)
+        try:
+            length = text_rules.visible_length(params[key])
+        except ValueError:  # HTML the checks before sending never let through: Telegram answers for it
+            return None
+        return too_long_for(length, limit) if length > limit else None
+
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""
         return self.stop is None and self.clock() < self.deadline and recorder.may_have_more
@@ -448,7 +473,9 @@ class Pump:
                 slots = self.slots[:len(batch)] if len(self.slots) >= len(batch) else [None] * len(batch)
                 for (item_id, user_id), slot in zip(batch, slots, strict=True):
                     item_params = self.personal_params(params, user_id)
-                    in_flight[pool.submit(self.send, method, item_params, user_id, slot)] = (item_id, user_id)
+                    refused = self.too_long(item_params)
+                    call = (lambda r=refused: r) if refused else partial(self.send, method, item_params, user_id, slot)
+                    in_flight[pool.submit(call)] = (item_id, user_id)
                 more = self.can_dispatch(recorder)
                 if not in_flight and not more:
                     if self.stop is None:
