@@ -11,7 +11,7 @@ from typing import Any
 from telegram import Update
 
 from app.extensions import db
-from app.services import admins
+from app.services import admins, telegram_factory
 from app.telegram.errors import TelegramError
 from app.texts import t
 
@@ -21,6 +21,12 @@ REPLY_SECONDS = 8.0
 ANSWER_SECONDS = 3.0
 # Replies queued by a long after-commit step (an interactive pump) still get this long.
 LAST_REPLY_SECONDS = 2.0
+# A reply waits at most this long for its chat's slot (1/s per private chat):
+# a chat written to faster must not hold a web worker (docs/BROADCAST.md).
+REPLY_CHAT_WAIT = 0.5
+# An admin's reply waits longer: one to each message of an admin working at
+# human pace (each a second after the last reply) still goes out in its request.
+ADMIN_CHAT_WAIT = 1.5
 
 
 @dataclass
@@ -96,6 +102,7 @@ class BotContext:
     def finish(self) -> None:
         """Run the after-commit phase: answer, replies, callbacks, then the last replies."""
         self.committed = True
+        self._defer_busy_replies()
         # One reply budget for the whole phase, not one per flush.
         self._reply_deadline = time.monotonic() + REPLY_SECONDS
         if self._answer is not None:
@@ -111,6 +118,19 @@ class BotContext:
                 self.end_transaction()
         self.answer()
         self.flush()
+
+    def _defer_busy_replies(self) -> None:
+        """Let an admin's replies to a busy chat go out later from this process; a user's are dropped.
+
+        A user only ever gets the welcome, the "I didn't understand" hint or
+        "admins only", each answering a message of their own: a chat writing
+        faster than 1/s has just had one, so the rest answer noise. An admin's
+        reply (a preview, a wizard step) matters: it waits for a slot up to
+        ADMIN_CHAT_WAIT here, and beyond that in the process's late outbox.
+        """
+        if self.is_admin():
+            self.outbox.defer_busy_to(telegram_factory.late_outbox(self.client), chat_wait=ADMIN_CHAT_WAIT)
+        self.end_transaction()  # the admin lookup may have opened one
 
     def abandon(self) -> None:
         """Drop queued replies of a failed handler; still stop the button's spinner."""

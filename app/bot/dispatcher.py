@@ -30,7 +30,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from telegram import Update
 
 from app.bot import router
-from app.bot.context import BotContext
+from app.bot.context import REPLY_CHAT_WAIT, BotContext
 from app.bot.outage import error_code, is_outage
 from app.bot.update_ids import bad_id
 from app.extensions import db
@@ -123,7 +123,7 @@ def build_context(update: Update, data: dict) -> BotContext:
     user = update.effective_user
     return BotContext(
         update=update, raw=data, settings=settings, client=client,
-        outbox=telegram_factory.new_outbox(client),
+        outbox=telegram_factory.new_outbox(client, chat_wait=REPLY_CHAT_WAIT),
         admin_ids=frozenset(current_app.config.get("ADMIN_IDS") or ()),
         main_channel_id=current_app.config.get("MAIN_CHANNEL_ID"),
         lang=lang_of(user.language_code if user else None),

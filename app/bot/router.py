@@ -92,18 +92,21 @@ def select(update: Update, main_channel_id: int | None) -> Handler | None:
     """Pick the handler for an update without touching the database; None means ignore it.
 
     Telegram never omits a chat or sender, but a forged or truncated body may:
-    such updates are ignored here rather than failing inside a handler.
+    such updates are ignored here rather than failing inside a handler. So is
+    a message or press in a private chat that is not the sender's own (its id
+    is the user's id): replies go to the update's chat, and an admin's answer
+    (a job view, a wizard) must never land in someone else's chat.
     """
     if update.message is not None:
         msg = update.message
         if msg.chat is None or msg.from_user is None:
             return None
-        return on_message if msg.chat.type == ChatType.PRIVATE and not msg.from_user.is_bot else None
+        return on_message if _own_private_chat(msg.chat, msg.from_user) and not msg.from_user.is_bot else None
     if update.callback_query is not None:
         query = update.callback_query
         if query.from_user is None or (query.message is not None and query.message.chat is None):
             return None
-        in_private = query.message is None or query.message.chat.type == ChatType.PRIVATE
+        in_private = query.message is None or _own_private_chat(query.message.chat, query.from_user)
         return on_callback if in_private and not query.from_user.is_bot else None
     if update.my_chat_member is not None:
         change = update.my_chat_member
@@ -117,6 +120,14 @@ def select(update: Update, main_channel_id: int | None) -> Handler | None:
         is_main = main_channel_id is not None and change.chat.id == main_channel_id
         return membership.on_chat_member if is_main else None
     return None
+
+
+def _own_private_chat(chat, sender) -> bool:
+    """Tell whether chat is the sender's private chat with the bot (forged ones carry another id)."""
+    own = chat.type == ChatType.PRIVATE and chat.id == sender.id
+    if chat.type == ChatType.PRIVATE and not own:
+        log.warning("update ignored: user %s wrote in private chat %s, not their own", sender.id, chat.id)
+    return own
 
 
 def _complete(change) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 from flask import current_app
@@ -26,6 +27,7 @@ FREE_MAX_LATENESS = 0.3
 _lock = threading.Lock()
 _clients: dict[tuple, TelegramClient] = {}
 _shared: dict[tuple, SharedPacing] = {}
+_late: dict[int, Outbox] = {}
 
 
 @dataclass
@@ -108,13 +110,28 @@ def burst_for(rate: float) -> int:
     return max(2, int(rate * BURST_SECONDS))
 
 
-def new_outbox(client: TelegramClient) -> Outbox:
-    """Return a fresh outbox for one request or one pump."""
-    return Outbox(client)
+def new_outbox(client: TelegramClient, chat_wait: float | None = None) -> Outbox:
+    """Return a fresh outbox for one request (chat_wait: how long a reply waits for a busy chat) or one pump."""
+    return Outbox(client, chat_wait=chat_wait)
+
+
+def late_outbox(client: TelegramClient) -> Outbox:
+    """Return this process's outbox for admins' replies a request could not wait for; its own thread sends them."""
+    with _lock:
+        outbox = _late.get(id(client))
+        if outbox is None:
+            outbox = _late[id(client)] = Outbox(client)
+            outbox.start()
+        return outbox
 
 
 def reset_clients() -> None:
     """Close and forget every client (tests, and after a token rotation)."""
+    with _lock:
+        late = list(_late.values())
+        _late.clear()
+    for outbox in late:
+        outbox.close(deadline=time.monotonic())
     with _lock:
         for client in _clients.values():
             client.close()

@@ -9,7 +9,7 @@ from typing import Any
 
 import requests
 
-from app.telegram.errors import NetworkError, RetryAfter, TelegramError, TransientError
+from app.telegram.errors import ChatBusy, NetworkError, RetryAfter, TelegramError, TransientError
 from app.telegram.methods import BotMethods
 from app.telegram.multipart import Upload
 from app.telegram.pacing import ChatPacer, RateLimiter
@@ -86,7 +86,7 @@ class TelegramClient(BotMethods):
              slot_taken: bool = False, chat_taken: bool = False,
              may_retry: Callable[[], bool] | None = None,
              hard_deadline: bool = False, priority: str | None = None,
-             files: dict[str, Upload] | None = None) -> Any:
+             files: dict[str, Upload] | None = None, chat_wait: float | None = None) -> Any:
         """Call ``method`` and return its ``result``, retrying only when it is safe.
 
         ``slot_taken``: the caller already took this call's broadcast rate slot
@@ -102,6 +102,9 @@ class TelegramClient(BotMethods):
         (progress edits give way to replies and broadcast sends).
         ``files``: uploads sent as multipart/form-data (sendDocument), paced
         and counted like any send; each attempt reads them from their start.
+        ``chat_wait``: take the chat's slot only if it is free within this
+        many seconds, else raise ChatBusy having booked nothing (a reply
+        must not hold its web worker for a chat that is writing faster than 1/s).
         """
         payload = _payload(params)
         if retry_unknown is None:
@@ -112,7 +115,8 @@ class TelegramClient(BotMethods):
         last_error: TelegramError | None = None
         while True:
             if not (slot_taken and attempt == 0):
-                self._pace(method, paced_chat, deadline, broadcast, priority, slots_for(method, payload))
+                self._pace(method, paced_chat, deadline, broadcast, priority, slots_for(method, payload),
+                           chat_wait if attempt == 0 else None)
             elif self.pace_recipients and not chat_taken:
                 self._take_chat(method, paced_chat, deadline, broadcast)
             if last_error is not None and may_retry is not None and not may_retry():
@@ -166,7 +170,7 @@ class TelegramClient(BotMethods):
         self.typical_call_seconds = seconds if typical is None else typical + 0.2 * (seconds - typical)
 
     def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
-              priority: str | None, slots: int = 1) -> None:
+              priority: str | None, slots: int = 1, chat_wait: float | None = None) -> None:
         """Wait for the chat's slot, the broadcast's own rate and bot-wide slots; raise RetryAfter if none in time.
 
         ``slots``: how many messages the call puts in front of the user (an
@@ -177,11 +181,11 @@ class TelegramClient(BotMethods):
             # A low-priority call asks the busy budget first: a chat slot taken
             # and then refused a bot-wide slot would hold its chat for nothing.
             self._take_budget(method, lane, deadline, priority)
-            self._take_chat(method, chat, deadline, broadcast)
+            self._take_chat(method, chat, deadline, broadcast, max_wait=chat_wait)
             return
         # The chat goes first: a bot-wide slot taken and then spent waiting on
         # a busy chat would be lost to every other call.
-        self._take_chat(method, chat, deadline, broadcast)
+        self._take_chat(method, chat, deadline, broadcast, max_wait=chat_wait)
         for _ in range(slots):
             if broadcast and self.rate_limiter is not None:
                 if not self.rate_limiter.acquire(deadline):
@@ -194,13 +198,18 @@ class TelegramClient(BotMethods):
         self._take_chat("pace", chat, deadline, True, not_before)
 
     def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
-                   not_before: float | None = None) -> None:
-        """Wait for the chat's next slot (a paid broadcast's recipients are not paced)."""
+                   not_before: float | None = None, max_wait: float | None = None) -> None:
+        """Wait for the chat's next slot (a paid broadcast's recipients are not paced); ChatBusy past max_wait."""
         if chat is not None and self.chat_pacer is not None and (self.pace_recipients or not broadcast):
-            acquired = (self.chat_pacer.acquire(chat, deadline) if not_before is None
-                        else self.chat_pacer.acquire(chat, deadline, not_before))
+            soon = None if max_wait is None else self.clock() + max_wait
+            capped = soon is not None and (deadline is None or soon < deadline)
+            limit = soon if capped else deadline
+            acquired = (self.chat_pacer.acquire(chat, limit) if not_before is None
+                        else self.chat_pacer.acquire(chat, limit, not_before))
             if not acquired:
                 wait = self.chat_pacer.ready_at(chat) - self.clock()
+                if capped:
+                    raise ChatBusy(method, max(0.0, wait))
                 raise RetryAfter(method, max(0.0, wait), "chat pacing: no slot before deadline",
                                  error_code=None)
 

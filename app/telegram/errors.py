@@ -62,6 +62,13 @@ class RetryAfter(TelegramError):
                          error_code)
 
 
+class ChatBusy(RetryAfter):
+    """Raise when a chat's next slot is further off than the caller would wait (nothing was booked or sent)."""
+
+    def __init__(self, method: str, retry_after: float):
+        super().__init__(method, retry_after, "chat pacing: the chat's next slot is too far off", error_code=None)
+
+
 class Forbidden(TelegramError):
     """Raise on 403: the bot was blocked, kicked, or the user is deactivated."""
 

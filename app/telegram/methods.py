@@ -7,7 +7,8 @@ from typing import Any
 from app.telegram.multipart import Upload
 
 # Keyword arguments that steer call() rather than go to Telegram.
-_CALL_OPTIONS = ("deadline", "retry_unknown", "broadcast", "chat_id_for_pacing", "hard_deadline", "priority")
+_CALL_OPTIONS = ("deadline", "retry_unknown", "broadcast", "chat_id_for_pacing", "hard_deadline", "priority",
+                 "chat_wait")
 
 
 def _split(kw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from app.telegram.client import MIN_ATTEMPT_SECONDS
 from app.telegram.errors import (
+    ChatBusy,
     NetworkError,
     RetryAfter,
     TelegramError,
@@ -35,6 +36,9 @@ SEND_MIN_SECONDS = 0.5
 # delete whose outcome is unknown) is tried again this much later, this often.
 TRANSIENT_RETRY_SECONDS = 1.0
 MAX_ATTEMPTS = 3
+# An outbox taking over another's ops for busy chats keeps at most this many
+# per chat: a chat flooding an admin's bot cannot pile up work without end.
+ADOPTED_PER_CHAT = 5
 
 
 class Outbox:
@@ -43,13 +47,26 @@ class Outbox:
     No method blocks its caller past its deadline (``DEFAULT_FLUSH_SECONDS``
     when none is given), whatever Telegram does: a 429 that does not fit is
     requeued with ``retry_at``, and each call's timeouts are cut to the time left.
+
+    ``chat_wait`` (a web request's outbox): the first message this outbox puts
+    in a chat waits at most that long for the chat's slot. A chat whose slot
+    is further off (it is being written to faster than Telegram's 1/s) is
+    busy: its ops leave this outbox, handed to ``defer_busy_to``'s outbox if
+    one was given, else dropped, so the request never holds its worker for
+    one chat's pace. Later messages to a chat this outbox already wrote to
+    keep their own pace (the request's own replies, in order).
     """
 
     def __init__(self, client: Any, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, chat_wait: float | None = None):
         self._client = client
         self._clock = clock
         self._sleep = sleep
+        self._chat_wait = chat_wait
+        self._overflow: Outbox | None = None
+        # Chats this outbox booked a slot in, and chats it gave up on (their later ops follow).
+        self._booked_chats: set[Any] = set()
+        self._busy_chats: set[Any] = set()
         # Guards every field below; the pump thread enqueues while the worker runs.
         self._cond = threading.Condition()
         # One runner at a time, so two writes to one chat never race each other.
@@ -103,6 +120,12 @@ class Outbox:
         args = {"chat_id": chat_id, "message_id": message_id}
         with self._cond:
             return self._put(("delete", chat_id, message_id), "delete", "delete_message", args)
+
+    def defer_busy_to(self, other: Outbox | None, chat_wait: float | None = None) -> None:
+        """Hand ops for busy chats to ``other`` (it sends them later), not drop them; chat_wait: a new bound."""
+        self._overflow = other
+        if chat_wait is not None:
+            self._chat_wait = chat_wait
 
     def pending(self) -> int:
         """Return how many ops wait to run (in-flight ones excluded)."""
@@ -201,7 +224,17 @@ class Outbox:
                     continue
                 if op.kind == "send" and room < SEND_MIN_SECONDS:
                     continue  # left for a later flush with more time
-                ready = self._ready_at(op)
+                chat_at = self._chat_ready_at(op)
+                if self._is_busy(op, chat_at, now):
+                    del self._pending[key]
+                    self._give_up(op, chat_at - now if chat_at is not None else 0.0)
+                    continue
+                ready = op.retry_at if chat_at is None else max(op.retry_at, chat_at)
+                if chat_at is not None and self._waits_for_chat(op) is not None:
+                    # Booked at once by the call (refused past chat_wait), which then sleeps to the
+                    # slot: sleeping here first would let every request of a flooding chat wait
+                    # for the same slot, and all but one be refused only after that wait.
+                    ready = op.retry_at
                 if ready <= now:
                     if best is None or op.order() < best.order():
                         best = op
@@ -214,15 +247,68 @@ class Outbox:
 
     def _ready_at(self, op: Op) -> float:
         """Return when an op may run: after its 429 wait and its chat's pacing."""
+        chat_at = self._chat_ready_at(op)
+        return op.retry_at if chat_at is None else max(op.retry_at, chat_at)
+
+    def _chat_ready_at(self, op: Op) -> float | None:
+        """Return when the op's chat may next receive a message; None when it is not paced."""
         pacer = getattr(self._client, "chat_pacer", None)
         if pacer is None or not is_paced_method(API_METHOD[op.fn]):
-            return op.retry_at
-        return max(op.retry_at, pacer.ready_at(op.chat_id))
+            return None
+        return pacer.ready_at(op.chat_id)
+
+    def _waits_for_chat(self, op: Op) -> float | None:
+        """Return how long the op may wait for its chat's slot: chat_wait for a chat not written to yet, else None."""
+        if self._chat_wait is None or op.chat_id in self._booked_chats:
+            return None
+        return self._chat_wait
+
+    def _is_busy(self, op: Op, chat_at: float | None, now: float) -> bool:
+        """Tell whether the op's chat is given up on, or its slot is further off than the op may wait."""
+        if chat_at is None or self._chat_wait is None:
+            return False
+        if op.chat_id in self._busy_chats:
+            return True
+        wait = self._waits_for_chat(op)
+        return wait is not None and chat_at - now > wait
+
+    def _give_up(self, op: Op, wait: float) -> None:
+        """Hand an op for a busy chat to the overflow outbox, or drop it (caller holds the lock)."""
+        self._busy_chats.add(op.chat_id)
+        if op.replaces is not None:
+            self._replacing.discard((op.chat_id, op.replaces))
+        if self._overflow is not None and self._overflow._adopt(op):
+            log.info("outbox %s chat=%s deferred: the chat's next slot is %.1fs away", op.fn, op.chat_id, wait)
+            return
+        log.info("outbox %s chat=%s dropped: the chat's next slot is %.1fs away", op.fn, op.chat_id, wait)
+        resolve(op.future, None)
+
+    def _adopt(self, op: Op) -> bool:
+        """Take over another outbox's op (its future included); False if closed or the chat has enough queued."""
+        with self._cond:
+            if op.key[2:3] == ("unique",):
+                # Unique keys count per outbox: two requests' first replies would collide here.
+                op.key = ("send", op.chat_id, "unique", next(self._seq))
+            queued = sum(1 for other in self._pending.values() if other.chat_id == op.chat_id)
+            if self._closed or (op.key not in self._pending and queued >= ADOPTED_PER_CHAT):
+                return False
+            old = self._pending.get(op.key)
+            if old is not None:
+                resolve(old.future, None)  # an older edit of the same message: the newer text wins
+            if op.replaces is not None:
+                self._replacing.add((op.chat_id, op.replaces))
+            self._pending[op.key] = op
+            self._cond.notify_all()
+            return True
 
     def _execute(self, op: Op, deadline: float | None) -> None:
         """Make the call for one op and settle its future."""
         try:
-            result = getattr(self._client, op.fn)(**op.args, deadline=deadline, hard_deadline=True)
+            result = self._call(op, deadline)
+        except ChatBusy as exc:
+            with self._cond:
+                self._give_up(op, exc.retry_after)
+            return
         except RetryAfter as exc:
             self._requeue(op, exc.retry_after)
             return
@@ -242,6 +328,22 @@ class Outbox:
             self._finish(op, None)
             return
         self._finish(op, result)
+
+    def _call(self, op: Op, deadline: float | None) -> Any:
+        """Make the op's client call; in a chat not written to yet, only within chat_wait (else ChatBusy)."""
+        wait = self._waits_for_chat(op) if is_paced_method(API_METHOD[op.fn]) else None
+        if wait is None:
+            return getattr(self._client, op.fn)(**op.args, deadline=deadline, hard_deadline=True)
+        try:
+            result = getattr(self._client, op.fn)(**op.args, deadline=deadline, hard_deadline=True, chat_wait=wait)
+        except ChatBusy:
+            raise
+        except Exception:
+            # The chat's slot was booked before the call failed: this outbox's next ops keep its pace.
+            self._booked_chats.add(op.chat_id)
+            raise
+        self._booked_chats.add(op.chat_id)
+        return result
 
     def _finish(self, op: Op, result: Any) -> None:
         """Resolve an op; after a replacing send succeeds, delete the old message."""

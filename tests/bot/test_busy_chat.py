@@ -1,0 +1,59 @@
+"""A reply to a chat written to faster than 1/s is not waited for in the request (per-chat pacing on).
+
+A user's reply whose chat's next slot is more than 0.5 s away (a reply to
+noise) is dropped; an admin's more than 1.5 s away is handed to the
+process's late outbox and arrives after the request has returned.
+"""
+import threading
+import time
+
+from app.services import telegram_factory
+from app.simulator.updates import message_update
+from app.texts import t
+from tests.bot.wizard import texts_to
+from tests.conftest import ADMIN_ID
+from tests.factories import post_update
+from tests.reliability.helpers import wait_until
+
+USER = 8301
+
+
+def post_and_time(client, simulator, update) -> float:
+    """POST an update and return the wall time its answer came back."""
+    response = post_update(client, update, sim=simulator)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return time.time()
+
+
+def test_a_users_second_message_within_a_second_gets_no_reply(client, simulator):
+    telegram_factory.reset_clients()
+    post_and_time(client, simulator, message_update(USER, "hello"))
+    post_and_time(client, simulator, message_update(USER, "hello again"))
+    time.sleep(1.5)  # what a waited-for second reply would need to arrive
+    assert texts_to(simulator, USER) == [t("unknown_command")]
+    assert simulator.stats()["429_total"] == 0
+
+
+def test_an_admins_reply_to_a_chat_two_slots_busy_arrives_after_the_request(app, client, simulator):
+    telegram_factory.reset_clients()
+    answered: dict[str, float] = {}
+
+    def deliver(text: str) -> None:
+        answered[text] = post_and_time(app.test_client(), simulator, message_update(ADMIN_ID, text))
+
+    try:
+        post_and_time(client, simulator, message_update(ADMIN_ID, "/start"))
+        # Two at once: one reply takes the chat's next slot (1 s away), the other's would be 2 s away.
+        threads = [threading.Thread(target=deliver, args=(text,)) for text in ("/cancel", "/stats")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert wait_until(lambda: len(texts_to(simulator, ADMIN_ID)) == 3, 6), texts_to(simulator, ADMIN_ID)
+        [_, first, second] = simulator.deliveries("sendMessage", ADMIN_ID)
+        later = "/cancel" if second["text"] == t("nothing_to_cancel") else "/stats"
+        assert first["t"] < answered[{"/cancel": "/stats", "/stats": "/cancel"}[later]]
+        assert second["t"] > answered[later], "the request waited two slots for its chat"
+        assert simulator.stats()["429_total"] == 0
+    finally:
+        telegram_factory.reset_clients()
