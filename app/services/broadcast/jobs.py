@@ -21,7 +21,7 @@ from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
 TEXT_LIMIT = 4096
-ALBUM_MAX_PARTS = 100  # copyMessages copies at most 100 messages per call
+ALBUM_MAX_PARTS = 10  # a Telegram album (media group) has at most 10 parts
 # Purge never removes items younger than this: unsend and retry need them.
 PURGE_FLOOR = timedelta(hours=48)
 
@@ -66,7 +66,7 @@ def _content_fields(content: dict) -> dict:
 
 
 def _album_fields(content: dict) -> dict:
-    """Validate an album (1-100 distinct message ids of one chat) and return job columns, ids ascending."""
+    """Validate an album (1-10 distinct message ids of one chat) and return job columns, ids ascending."""
     try:
         from_chat_id = int(content["from_chat_id"])
         ids = sorted({int(i) for i in content["message_ids"]})
