@@ -193,6 +193,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "sched_item_missed": {"fa": "\n⚠️ زمانش گذشته و منتظر تصمیم شماست.",
                           "en": "\n⚠️ Its time was missed; it waits for your decision."},
     "sched_none": {"fa": "هیچ ارسال زمان‌بندی‌شده‌ای در انتظار نیست.", "en": "No broadcast is scheduled."},
+    "sched_err_range": {"fa": "❌ این زمان خارج از محدوده است؛ زمانی از اکنون تا حداکثر یک سال دیگر ({latest}) "
+                              "بفرستید.",
+                        "en": "❌ That time is out of range; send a time between now and one year from now "
+                              "({latest})."},
     # --- personal greeting (app/services/broadcast/greeting.py) ---
     "greeting_fallback": {"fa": "کاربر", "en": "there"},
     "wiz_personal": {

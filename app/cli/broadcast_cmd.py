@@ -46,11 +46,11 @@ def _existing_job(job_id: int):
 
 
 def _send_at(raw: str):
-    """Parse --at into naive UTC, ahead of the database's clock, or exit 2 saying why."""
+    """Parse --at into naive UTC, ahead of the database's clock, or exit 2 saying why in one line."""
     try:
         return parse_iso(raw, db_utcnow())
     except SendTimeError as exc:
-        raise click.BadParameter(exc.text("en").lstrip("❌ "), param_hint="--at") from None
+        raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
 
 
 def _content(text, copy_from, message_id, message_ids) -> dict:
