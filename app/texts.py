@@ -463,6 +463,12 @@ TEXTS: dict[str, dict[str, str]] = {
                           "en": "❌ The broadcast could not be created: {error}"},
     "settings_need_text": {"fa": "مقدار را به صورت متن بفرستید.", "en": "send the value as text."},
     "settings_unknown": {"fa": "این تنظیم وجود ندارد.", "en": "No such setting."},
+    "btn_err_url_host": {
+        "fa": "نشانی لینک باید یک نام دامنه‌ی واقعی داشته باشد، مانند example.com یا t.me؛ تلگرام نشانی بی‌دامنه "
+              "(مانند https://intranet) را نمی‌پذیرد و نشانی IP هم پذیرفته نیست.",
+        "en": "the link must name a real domain such as example.com or t.me; Telegram refuses an address without "
+              "one (like https://intranet), and IP addresses are not accepted either.",
+    },
 }
 
 DEFAULT_LANG = "fa"

@@ -111,7 +111,7 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
     content = _content(text, copy_from, message_id, message_ids)
     problem = button_problem(button_text, button_url)
     if problem:
-        raise click.UsageError(problem)
+        raise CommandError(problem, exit_code=2)
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience, tuple(langs), active_days, joined_days)

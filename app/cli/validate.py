@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
-from urllib.parse import urlsplit
+
+from app.services.broadcast.button_url import url_problem
+from app.texts import t
 
 MAX_TEXT = 4096
 MAX_BUTTON_TEXT = 64
-MAX_BUTTON_URL = 512
 # The tags Telegram's HTML parse mode understands; anything else is refused there too.
 TELEGRAM_TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler",
                  "a", "code", "pre", "blockquote", "tg-emoji"}
@@ -67,7 +68,5 @@ def button_problem(text: str | None, url: str | None) -> str | None:
         return None
     if not text.strip() or len(text) > MAX_BUTTON_TEXT:
         return f"button text must be 1..{MAX_BUTTON_TEXT} characters"
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_BUTTON_URL:
-        return f"button URL must be an http(s) URL with a host, up to {MAX_BUTTON_URL} characters: {url!r}"
-    return None
+    problem = url_problem(url.strip())
+    return f"--button-url {url.strip()!r}: {t(problem, 'en', length=len(url.strip()))}" if problem else None

@@ -16,8 +16,10 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.broadcast.button_url import url_problem
 from app.services.broadcast.send_time import check_future
 from app.services.settings import load_settings
+from app.texts import t
 
 log = logging.getLogger(__name__)
 TEXT_LIMIT = 4096
@@ -97,6 +99,9 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     audience = Audience.of(audience)
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
+    if button_url and (problem := url_problem(button_url)):
+        # Telegram would refuse every send of it: refused here, whoever creates the job.
+        raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
     fields = _content_fields(content)
