@@ -115,3 +115,15 @@ def test_a_silent_protected_album_reaches_every_recipient_silent_and_protected_i
         parts = simulator.deliveries("copyMessages", user_id)
         assert [p["source_message_id"] for p in parts] == ids
         assert [(p["silent"], p["protected"]) for p in parts] == [(True, True)] * len(ids)
+
+
+@pytest.mark.parametrize("users, parts, duration", [
+    (60, 3, "≈ ۱۱ ثانیه"),  # 60 sends x 5 bot-wide slots at 29/s = 10.3 s (60 x 3 parts alone would say 7 s)
+    (30, 10, "≈ ۲۰ ثانیه"),  # 30 x 19 slots = 19.7 s (30 x 10 parts alone would say 11 s)
+])
+def test_the_screen_of_an_album_shows_the_pumps_slot_model_duration(client, simulator, users, parts, duration):
+    create_users(list(range(7001, 7001 + users)))
+    send(client, simulator, "/broadcast")
+    send_album(client, simulator, f"g-eta-{parts}", n=parts)
+    press(client, simulator, "w.aud:all")
+    assert texts_to(simulator)[-1] == screen(users, duration=duration)

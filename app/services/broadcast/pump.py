@@ -27,6 +27,7 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
 from app.services.broadcast import greeting, schedule
 from app.services.broadcast import jobs as jobs_service
+from app.services.broadcast import slots as slot_model
 from app.services.broadcast.outcomes import HELD_BACK, classify, classify_action, delivered
 from app.services.broadcast.recorder import Recorder
 from app.services.broadcast.status import job_status
@@ -421,7 +422,7 @@ class Pump:
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
         self.cost = len(params.get("message_ids") or ()) or 1
-        self.span = 2 * self.cost - 1  # bot-wide slots per send (see _book_shared)
+        self.span = slot_model.span(self.cost)  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
         db.session.commit()
