@@ -194,6 +194,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "sched_item_missed": {"fa": "\n⚠️ زمانش گذشته و منتظر تصمیم شماست.",
                           "en": "\n⚠️ Its time was missed; it waits for your decision."},
     "sched_none": {"fa": "هیچ ارسال زمان‌بندی‌شده‌ای در انتظار نیست.", "en": "No broadcast is scheduled."},
+    "sched_err_range": {"fa": "❌ این زمان خارج از محدوده است؛ زمانی از اکنون تا حداکثر یک سال دیگر ({latest}) "
+                              "بفرستید.",
+                        "en": "❌ That time is out of range; send a time between now and one year from now "
+                              "({latest})."},
     # --- personal greeting (app/services/broadcast/greeting.py) ---
     "greeting_fallback": {"fa": "کاربر", "en": "there"},
     "wiz_personal": {
@@ -472,6 +476,12 @@ TEXTS: dict[str, dict[str, str]] = {
                           "en": "❌ The broadcast could not be created: {error}"},
     "settings_need_text": {"fa": "مقدار را به صورت متن بفرستید.", "en": "send the value as text."},
     "settings_unknown": {"fa": "این تنظیم وجود ندارد.", "en": "No such setting."},
+    "btn_err_url_host": {
+        "fa": "نشانی لینک باید یک نام دامنه‌ی واقعی داشته باشد، مانند example.com یا t.me؛ تلگرام نشانی بی‌دامنه "
+              "(مانند https://intranet) را نمی‌پذیرد و نشانی IP هم پذیرفته نیست.",
+        "en": "the link must name a real domain such as example.com or t.me; Telegram refuses an address without "
+              "one (like https://intranet), and IP addresses are not accepted either.",
+    },
 }
 
 DEFAULT_LANG = "fa"

@@ -29,6 +29,13 @@ def is_album_part(ctx: BotContext) -> bool:
     return isinstance(group, str) and 0 < len(group) <= MAX_GROUP_ID
 
 
+def on_stranger_part(ctx: BotContext) -> None:
+    """Answer a non-admin's album once, not once per part."""
+    message = ctx.update.message
+    if albums.first_part_of_strangers_album(ctx.user_id, message.media_group_id, message.chat.id):
+        ctx.reply("unknown_command")
+
+
 def on_part(ctx: BotContext, state: tuple[str, dict] | None) -> None:
     """Store one part of an admin's album; the first part handled answers for the album."""
     message = ctx.update.message

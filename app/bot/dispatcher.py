@@ -65,9 +65,10 @@ def process_update(data: dict) -> str:
     ctx = None
     try:
         ctx = build_context(update, data)
-        if ctx.user_id is not None:
+        seen = seen_user_id(update)
+        if seen is not None:
             # Every handled update counts as activity ("active within N days" audiences).
-            users.touch(ctx.user_id)
+            users.touch(seen)
         handler(ctx)
         # A handler may have committed (the engine does) or rolled back on its own.
         updates.ensure_claimed(update.update_id)
@@ -91,6 +92,18 @@ def process_update(data: dict) -> str:
         # Committed already: a redelivery would only be a duplicate, so never answer 5xx here.
         log.exception("update %s: after-commit phase failed", update.update_id)
     return HANDLED
+
+
+def seen_user_id(update: Update) -> int | None:
+    """Return the user whose activity the update shows.
+
+    A channel's chat_member update comes from whoever made the change (a
+    channel admin adding or removing someone): the activity is the member's.
+    """
+    if update.chat_member is not None:
+        return update.chat_member.new_chat_member.user.id
+    user = update.effective_user
+    return user.id if user else None
 
 
 def parse_update(data: dict) -> Update | None:

@@ -1,15 +1,13 @@
 """Pure checks of what an admin sends the wizard: the message and the link button."""
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from telegram import Message
 
+from app.services.broadcast.button_url import url_problem
 from app.services.broadcast.greeting import has_greeting
 from app.services.broadcast.text_rules import CAPTION_LIMIT, TEXT_LIMIT, measured, utf16_len
 
 BUTTON_TEXT_LIMIT = 64
-URL_LIMIT = 512
 # Kinds copyMessage reproduces faithfully for every recipient.
 MEDIA_KINDS = ("photo", "video", "animation", "document", "audio", "voice", "video_note", "sticker")
 
@@ -61,21 +59,7 @@ def parse_url_button(text: str | None) -> tuple[str, str]:
         raise DraftError("btn_err_format")
     if len(label) > BUTTON_TEXT_LIMIT:
         raise DraftError("btn_err_text_long", length=len(label))
-    if len(url) > URL_LIMIT:
-        raise DraftError("btn_err_url_long", length=len(url))
-    if not is_web_url(url):
-        raise DraftError("btn_err_url")
+    problem = url_problem(url)
+    if problem:
+        raise DraftError(problem, length=len(url))
     return label, url
-
-
-def is_web_url(url: str) -> bool:
-    """Accept only http(s) URLs with a host and no whitespace or control characters."""
-    if any(ch.isspace() or ord(ch) < 32 for ch in url):
-        return False
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-        parts.port  # noqa: B018  (raises ValueError on a malformed port)
-    except ValueError:
-        return False
-    return parts.scheme.lower() in ("http", "https") and bool(host) and not host.startswith(".")

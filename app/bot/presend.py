@@ -118,10 +118,10 @@ def _put(ctx: BotContext, text: str, markup: dict, edit_message_id: int | None) 
         ctx.outbox.edit(ctx.chat_id, edit_message_id, text, reply_markup=markup)
 
 
-def screen_text(ctx: BotContext, draft: dict, n: int, paid: bool, ahead: dict[bool, int]) -> str:
+def screen_text(ctx: BotContext, draft: dict, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
     """Render everything but the paid lines and the closing question."""
     audience = audience_of(draft)
-    seconds = estimate_seconds(n * parts(draft), paid, ctx.settings, ahead)
+    seconds = estimate_seconds(n, parts(draft), paid, ctx.settings, ahead)
     queued = sum(ahead.values())
     return ctx.text(
         "wiz_preview", audience=ctx.text(f"aud_name_{audience.base}"), filters=filters_text(ctx, audience),

@@ -110,7 +110,7 @@ def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:
     if draft["include_unknown"] and reach["unknown"]:
         who.append(ctx.text("retry_who_unknown", n=reach["unknown"]))
     ahead = pending_ahead()
-    seconds = estimate_seconds(draft["count"] * presend.parts({"content": _as_draft(job)["content"]}),
+    seconds = estimate_seconds(draft["count"], presend.parts({"content": _as_draft(job)["content"]}),
                                draft["paid"], ctx.settings, ahead)
     queued = sum(ahead.values())
     text = ctx.text("retry_screen", id=job.id, who=ctx.text("list_sep").join(who), count=draft["count"],

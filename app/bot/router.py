@@ -165,9 +165,12 @@ def on_message(ctx: BotContext) -> None:
             MENU_BUTTONS[button](ctx)
         return
     state = admins.get_state(ctx.user_id) if ctx.is_admin() else None
-    if ctx.is_admin() and broadcast_album.is_album_part(ctx):
-        # One answer per album, whatever the step: never one complaint per part.
-        broadcast_album.on_part(ctx, state)
+    if broadcast_album.is_album_part(ctx):
+        # One answer per album, whatever the step or sender: never one complaint per part.
+        if ctx.is_admin():
+            broadcast_album.on_part(ctx, state)
+        else:
+            broadcast_album.on_stranger_part(ctx)
         return
     conversation = state[0].split(":", 1)[0] if state else None
     if conversation in STEP_INPUT:

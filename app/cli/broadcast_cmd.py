@@ -24,6 +24,8 @@ MAX_ID = 2**63 - 1
 JOB_ID = click.IntRange(min=1, max=MAX_ID)
 TELEGRAM_ID = click.IntRange(min=-MAX_ID, max=MAX_ID)
 DAYS = click.IntRange(min=1, max=MAX_DAYS)
+# A Telegram album (media group) has 2 to 10 parts; one message is a plain copy.
+ALBUM_MIN_PARTS = 2
 # NOT_SENT: what a cancelled job left unsent (its PENDING is 0: nothing more will go out).
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
                  "not_sent", "created_at", "send_at")
@@ -44,11 +46,11 @@ def _existing_job(job_id: int):
 
 
 def _send_at(raw: str):
-    """Parse --at into naive UTC, ahead of the database's clock, or exit 2 saying why."""
+    """Parse --at into naive UTC, ahead of the database's clock, or exit 2 saying why in one line."""
     try:
         return parse_iso(raw, db_utcnow())
     except SendTimeError as exc:
-        raise click.BadParameter(exc.text("en").lstrip("❌ "), param_hint="--at") from None
+        raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
 
 
 def _content(text, copy_from, message_id, message_ids) -> dict:
@@ -71,15 +73,17 @@ def _content(text, copy_from, message_id, message_ids) -> dict:
 
 
 def _album_ids(value: str) -> list[int]:
-    """Parse "10,11,12" into 1-100 distinct positive ids, ascending, or raise a usage error."""
+    """Parse "10,11,12" into 2-10 distinct positive ids (an album's parts), ascending, or raise a usage error."""
     try:
         ids = sorted({int(part) for part in value.split(",")})
     except ValueError:
         raise click.BadParameter("a comma-separated list of message ids, e.g. 10,11,12",
                                  param_hint="--message-ids") from None
-    if not 1 <= len(ids) <= jobs.ALBUM_MAX_PARTS or not 1 <= ids[0] or ids[-1] > MAX_ID:
-        raise click.BadParameter(f"1 to {jobs.ALBUM_MAX_PARTS} positive message ids",
-                                 param_hint="--message-ids")
+    if not ALBUM_MIN_PARTS <= len(ids) <= jobs.ALBUM_MAX_PARTS:
+        raise CommandError(f"--message-ids: a Telegram album has {ALBUM_MIN_PARTS} to {jobs.ALBUM_MAX_PARTS} "
+                           f"parts, got {len(ids)} distinct ids (one message goes with --message-id)", exit_code=2)
+    if not 1 <= ids[0] or ids[-1] > MAX_ID:
+        raise click.BadParameter("positive message ids", param_hint="--message-ids")
     return ids
 
 
@@ -107,7 +111,7 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
     content = _content(text, copy_from, message_id, message_ids)
     problem = button_problem(button_text, button_url)
     if problem:
-        raise click.UsageError(problem)
+        raise CommandError(problem, exit_code=2)
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience, tuple(langs), active_days, joined_days)

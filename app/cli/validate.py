@@ -1,12 +1,11 @@
 """Checks of broadcast input typed on the command line (pure)."""
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from app.services.broadcast import text_rules
+from app.services.broadcast.button_url import url_problem
+from app.texts import t
 
 MAX_BUTTON_TEXT = 64
-MAX_BUTTON_URL = 512
 
 
 def text_problem(text: str) -> str | None:
@@ -26,7 +25,5 @@ def button_problem(text: str | None, url: str | None) -> str | None:
         return None
     if not text.strip() or len(text) > MAX_BUTTON_TEXT:
         return f"button text must be 1..{MAX_BUTTON_TEXT} characters"
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_BUTTON_URL:
-        return f"button URL must be an http(s) URL with a host, up to {MAX_BUTTON_URL} characters: {url!r}"
-    return None
+    problem = url_problem(url.strip())
+    return f"--button-url {url.strip()!r}: {t(problem, 'en', length=len(url.strip()))}" if problem else None

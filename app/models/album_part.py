@@ -3,7 +3,8 @@
 Telegram delivers each part of an album as its own update (any order, any
 process); each one inserts its row here, and the primary key makes a
 redelivered part a no-op. message_id 0 is not a part: it is the marker the
-first handled part of an album inserts, so the wizard answers once per album.
+first handled part of an album inserts, so the wizard answers once per album
+(a non-admin's album stores only its marker, so it too gets one reply).
 """
 from datetime import datetime
 

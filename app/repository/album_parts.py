@@ -40,6 +40,12 @@ def part_ids(admin_id: int, media_group_id: str) -> list[int]:
     return list(db.session.execute(stmt).scalars())
 
 
+def delete_all_older_than(cutoff: datetime) -> int:
+    """Delete every row created before cutoff; return how many."""
+    stmt = delete(AlbumPart).where(AlbumPart.created_at < cutoff)
+    return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
+
+
 def delete_older_than(admin_id: int, cutoff: datetime) -> int:
     """Delete an admin's rows created before cutoff; return how many."""
     stmt = delete(AlbumPart).where(AlbumPart.admin_id == admin_id, AlbumPart.created_at < cutoff)

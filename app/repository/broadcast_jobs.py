@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import exists, func, or_, select, update
+from sqlalchemy import exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -179,11 +179,17 @@ def oldest_queued_job_id() -> int | None:
     return db.session.execute(select(J.id).where(J.status == QUEUED).order_by(J.id).limit(1)).scalar()
 
 
-def pending_ahead() -> dict[bool, int]:
-    """Return the items still to send of queued and running jobs, by paid flag (a new job waits for them)."""
-    left = J.total_count - J.sent_count - J.failed_count - J.skipped_count - J.unknown_count
-    rows = db.session.execute(select(J.paid, func.sum(left)).where(J.status.in_((QUEUED, RUNNING))).group_by(J.paid))
-    return {bool(paid): max(int(n or 0), 0) for paid, n in rows}
+def pending_ahead() -> list[tuple[bool, str, str, str | None, int]]:
+    """Return (paid, kind, content_type, source_message_ids, items left) of each queued and running job.
+
+    Items left are what processed_count does not count yet (an action job's
+    gone and too_old items are done too): a new job waits for them.
+    """
+    left = (J.total_count - J.sent_count - J.failed_count - J.skipped_count - J.unknown_count
+            - J.gone_count - J.too_old_count)
+    rows = db.session.execute(select(J.paid, J.kind, J.content_type, J.source_message_ids, left)
+                              .where(J.status.in_((QUEUED, RUNNING))))
+    return [(bool(paid), kind, content_type, ids, max(int(n or 0), 0)) for paid, kind, content_type, ids, n in rows]
 
 
 def stopped_with_orphans(now: datetime) -> list[int]:

@@ -25,6 +25,21 @@ def add_part(admin_id: int, media_group_id: str, message_id: int, chat_id: int) 
     return album_parts.insert_ignore(admin_id, media_group_id, ANSWERED_MARKER, chat_id, now)
 
 
+def first_part_of_strangers_album(user_id: int, media_group_id: str, chat_id: int) -> bool:
+    """Tell whether this part is the first handled of a non-admin's album (which gets the one reply).
+
+    Only the album's marker row is inserted (the parts are of no use): of
+    parts handled concurrently by several processes exactly one inserts it,
+    as for an admin's album.
+    """
+    return album_parts.insert_ignore(user_id, media_group_id, ANSWERED_MARKER, chat_id, utcnow())
+
+
+def forget_all_old() -> int:
+    """Drop everyone's album rows older than KEEP (cron housekeeping: non-admins never start a wizard)."""
+    return album_parts.delete_all_older_than(utcnow() - KEEP)
+
+
 def forget_old(admin_id: int) -> int:
     """Drop the admin's album rows older than KEEP (called when a wizard starts, not while parts arrive).
 

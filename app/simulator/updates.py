@@ -152,12 +152,12 @@ def my_chat_member_update(user_id: int, old_status: str, new_status: str,
 
 def chat_member_update(chat_id: int, user_id: int, old_status: str, new_status: str,
                        first_name: str = "User", update_id: int | None = None,
-                       chat_title: str = "Sim Channel") -> dict:
-    """Build an Update telling that a user joined or left a channel."""
+                       chat_title: str = "Sim Channel", by: int | None = None) -> dict:
+    """Build an Update telling that a user joined or left a channel (by a channel admin's change, if given)."""
     member = user(user_id, first_name)
     change = {
         "chat": chat(chat_id, chat_title, kind="channel"),
-        "from": member,
+        "from": member if by is None else user(by, "Channel admin"),
         "date": int(time.time()),
         "old_chat_member": chat_member(member, old_status),
         "new_chat_member": chat_member(member, new_status),

@@ -10,6 +10,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.logging_setup import log_context
+from app.services import albums
 from app.services.broadcast import pump as pump_mod
 from app.services.settings import load_settings
 from app.services.updates import purge_processed_updates
@@ -52,6 +53,16 @@ def _purge_processed_updates(keep_days: int) -> int | None:
         return None
 
 
+def _forget_old_albums() -> None:
+    """Drop album rows past their use (non-admins' answer markers too); never fails the pump."""
+    try:
+        albums.forget_all_old()
+        db.session.commit()
+    except SQLAlchemyError as exc:
+        db.session.rollback()
+        log.warning("forgetting old album rows failed: %s", type(exc).__name__)
+
+
 @bp.route("/internal/pump", methods=["GET", "POST"])
 def pump():
     """Run pump_all within the budget and answer per-job counters as JSON."""
@@ -71,6 +82,7 @@ def pump():
         started = time.monotonic()
         results = pump_mod.pump_all(seconds, settings=settings)
         purged = _purge_processed_updates(settings["processed_updates_keep_days"])
+        _forget_old_albums()
     finally:
         log_context.reset(context)
     return jsonify(ok=True, jobs=[r.to_dict() for r in results], seconds=round(time.monotonic() - started, 3),

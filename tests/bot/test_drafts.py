@@ -2,7 +2,8 @@
 import pytest
 from telegram import Message
 
-from app.bot.drafts import DraftError, copy_draft, is_web_url, parse_url_button, utf16_len
+from app.bot.drafts import DraftError, copy_draft, parse_url_button, utf16_len
+from app.services.broadcast.button_url import url_problem
 from app.simulator.updates import message_update
 
 
@@ -63,7 +64,15 @@ def test_url_button_refuses_bad_input(text, key):
     assert error_of(parse_url_button, text).key == key
 
 
-def test_is_web_url():
-    assert is_web_url("https://t.me/update_pack")
-    assert not is_web_url("https://.")
-    assert not is_web_url("tg://resolve?domain=x")
+@pytest.mark.parametrize("url, problem", [
+    ("https://t.me/update_pack", None), ("http://example.com:8080/a?b=1#c", None), ("HTTPS://Sub.Example.IR", None),
+    ("https://دانشگاه.ایران/", None), ("https://xn--mgba3a4f16a.xn--mgba3a4fra/", None), ("https://e.com.", None),
+    ("https://intranet", "btn_err_url_host"), ("https://a/b", "btn_err_url_host"), ("https://a.b", "btn_err_url_host"),
+    ("https://localhost:5000", "btn_err_url_host"), ("https://example.c0m", "btn_err_url_host"),
+    ("https://1.2.3.4/x", "btn_err_url_host"), ("https://[::1]/", "btn_err_url_host"),
+    ("https://a..com", "btn_err_url_host"), ("https://-a.com", "btn_err_url_host"), ("https://.", "btn_err_url_host"),
+    ("tg://resolve?domain=x", "btn_err_url"), ("https://", "btn_err_url"), ("https://e.com:x", "btn_err_url"),
+    ("https://e.com/" + "a" * 500, "btn_err_url_long"),
+])
+def test_the_one_url_check(url, problem):
+    assert url_problem(url) == problem

@@ -51,3 +51,17 @@ def test_a_recent_mark_is_not_rewritten(client, simulator, app):
 def test_strangers_are_not_created_by_the_mark(client, simulator, app):
     post_update(client, message_update(USER, "hi"), sim=simulator)
     assert get_user(USER) is None
+
+
+def test_a_channel_admins_change_marks_the_member_seen_not_the_admin(client, simulator, app):
+    channel_admin = 8102
+    create_user(USER)
+    create_user(channel_admin)
+    db.session.execute(update(User).values(last_seen_at=(utcnow() - timedelta(days=10)).replace(microsecond=0)))
+    db.session.commit()
+    admin_seen = get_user(channel_admin).last_seen_at
+    before = utcnow() - timedelta(seconds=1)
+    change = chat_member_update(MAIN_CHANNEL_ID, USER, "left", "member", by=channel_admin)
+    assert post_update(client, change, sim=simulator).status_code == 200
+    assert get_user(USER).last_seen_at >= before
+    assert get_user(channel_admin).last_seen_at == admin_seen

@@ -220,3 +220,18 @@ def test_a_paid_broadcast_is_not_offered_scheduling_and_an_old_button_is_refused
     tap(client, simulator, f"w.sched:{preview_id}")  # a forged or remembered press
     assert last_answer(simulator)["text"] == t("sched_not_paid")
     assert step_of() == "wiz:preview" and all_jobs() == []
+
+
+@pytest.mark.parametrize("typed", ["9999-12-31 23:59", "۹۹۹۹/۱۲/۲۹ ۲۳:۵۹"])
+def test_a_time_beyond_the_calendars_is_refused_in_words_and_keeps_the_step(client, simulator, audience, typed):
+    to_schedule_step(client, simulator)
+    before = len(texts_to(simulator))
+    send(client, simulator, typed)
+    [answer] = texts_to(simulator)[before:]
+    prefix, suffix = t("sched_err_range").split("{latest}")
+    assert answer.startswith(prefix) and answer.endswith(suffix)
+    assert step_of() == "sched:new" and all_jobs() == []
+    two_years = to_tehran(db_now() + timedelta(days=730)).replace(hour=21, minute=0, second=0, microsecond=0)
+    send(client, simulator, f"{two_years:%Y-%m-%d %H:%M}")
+    assert texts_to(simulator)[-1] == t("sched_err_far", when=describe(utc(two_years), "fa"))
+    assert step_of() == "sched:new" and all_jobs() == []

@@ -143,7 +143,10 @@ def test_unsupported_message_keeps_the_step(client, simulator, app):
     ("t | ftp://e.com", t("btn_err_url")),
     ("t | https://e.com/a b", t("btn_err_url")),
     ("t | https://e.com/" + "a" * 600, t("btn_err_url_long", length=614)),
-], ids=["no-pipe", "no-url", "long-text", "ftp", "space", "long-url"])
+    ("t | https://intranet", t("btn_err_url_host")),
+    ("t | https://a/b", t("btn_err_url_host")),
+    ("t | https://10.0.0.1/x", t("btn_err_url_host")),
+], ids=["no-pipe", "no-url", "long-text", "ftp", "space", "long-url", "no-domain", "one-letter-host", "ip"])
 def test_bad_buttons_keep_the_step(client, simulator, app, text, reason):
     send(client, simulator, "/broadcast")
     send(client, simulator, "hello")

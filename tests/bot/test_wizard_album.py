@@ -98,3 +98,32 @@ def test_starting_the_wizard_forgets_album_rows_older_than_a_week(client, simula
     groups = db.session.execute(db.select(AlbumPart.media_group_id)).scalars()
     assert set(groups) == {"g-new"}
     db.session.commit()
+
+
+def test_a_silent_protected_album_reaches_every_recipient_silent_and_protected_in_every_part(client, simulator):
+    users = [7001, 7002, 7003]
+    create_users(users)
+    send(client, simulator, "/broadcast")
+    ids = send_album(client, simulator, "g-options", n=3)
+    press(client, simulator, "w.aud:all")
+    press(client, simulator, "w.opt:silent")
+    press(client, simulator, "w.opt:protect")
+    press(client, simulator, "w.confirm")
+    [job] = all_jobs()
+    assert (job.content_type, job.silent, job.protect, job.status) == ("album", True, True, "completed")
+    for user_id in users:
+        parts = simulator.deliveries("copyMessages", user_id)
+        assert [p["source_message_id"] for p in parts] == ids
+        assert [(p["silent"], p["protected"]) for p in parts] == [(True, True)] * len(ids)
+
+
+@pytest.mark.parametrize("users, parts, duration", [
+    (60, 3, "≈ ۱۱ ثانیه"),  # 60 sends x 5 bot-wide slots at 29/s = 10.3 s (60 x 3 parts alone would say 7 s)
+    (30, 10, "≈ ۲۰ ثانیه"),  # 30 x 19 slots = 19.7 s (30 x 10 parts alone would say 11 s)
+])
+def test_the_screen_of_an_album_shows_the_pumps_slot_model_duration(client, simulator, users, parts, duration):
+    create_users(list(range(7001, 7001 + users)))
+    send(client, simulator, "/broadcast")
+    send_album(client, simulator, f"g-eta-{parts}", n=parts)
+    press(client, simulator, "w.aud:all")
+    assert texts_to(simulator)[-1] == screen(users, duration=duration)

@@ -103,3 +103,19 @@ def test_eight_parts_at_once_get_exactly_one_answer_at_each_step(simulator):
         assert sorted(stored.scalars()) == [0] + [u["message"]["message_id"] for u in parts]
         db.session.commit()
     assert json.loads(admin_state(ADMIN_ID).draft)["content"]["media_group_id"] == "burst-1"
+
+
+@pytest.mark.usefixtures("served")
+def test_a_non_admins_album_of_ten_parts_gets_one_reply(simulator):
+    sim = simulator
+    stranger = USERS[0]
+    create_users([stranger])
+    parts = [sim.build_update("message", user_id=stranger, photo=True, media_group_id="strange-1") for _ in range(10)]
+    post_parts_concurrently(sim, parts[::-1])
+    assert [d["text"] for d in sim.deliveries("sendMessage", stranger)] == [t("unknown_command")]
+    # The next album gets its own one reply; a plain message its own as before.
+    post_parts_concurrently(sim, [sim.build_update("message", user_id=stranger, photo=True,
+                                                   media_group_id="strange-2") for _ in range(3)])
+    post(sim, "message", user_id=stranger, text="hello?")
+    assert [d["text"] for d in sim.deliveries("sendMessage", stranger)] == [t("unknown_command")] * 3
+    assert admin_state(stranger) is None and all_jobs() == []

@@ -1,20 +1,45 @@
 """The pre-send screen's duration: recipients at the current budget, after the queue ahead."""
 import pytest
+from sqlalchemy import update
 
+from app.extensions import db
+from app.models import BroadcastJob
+from app.services.broadcast import jobs
 from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings
 
 
 def test_free_rate_is_the_lower_of_the_broadcast_and_bot_wide_caps():
     settings = engine_settings(broadcast_rate_per_second=20.0, telegram_rate_per_second=10.0)
-    assert estimate_seconds(600, False, settings, {}) == 60
+    assert estimate_seconds(600, 1, False, settings, {}) == 60
 
 
 def test_paid_uses_its_own_rate_and_jobs_ahead_use_theirs():
     settings = engine_settings(broadcast_rate_per_second=10.0, broadcast_paid_rate_per_second=100.0)
-    assert estimate_seconds(1000, True, settings, {}) == 10
+    assert estimate_seconds(1000, 1, True, settings, {}) == 10
     # 100 free items ahead (10 s) and 1000 paid items ahead (10 s), then 50 free (5 s).
-    assert estimate_seconds(50, False, settings, {False: 100, True: 1000}) == 25
+    assert estimate_seconds(50, 1, False, settings, {(False, 1): 100, (True, 1): 1000}) == 25
+
+
+@pytest.mark.parametrize("recipients, parts, seconds", [
+    (100, 3, 100 * 5 / 29),  # 17.2 s (not 100 * 3 / 29 = 10.3 s): each send books a span of 5 bot-wide slots
+    (30, 10, 30 * 19 / 29),  # 19.7 s (not 10.3 s): a span of 19
+    (29, 1, 1.0),  # a single message: one slot
+])
+def test_an_album_takes_its_span_of_bot_wide_slots_per_recipient(recipients, parts, seconds):
+    assert estimate_seconds(recipients, parts, False, engine_settings(), {}) == pytest.approx(seconds)
+
+
+def test_an_album_ahead_costs_its_span_per_item_left():
+    settings = engine_settings(broadcast_rate_per_second=10.0, telegram_rate_per_second=10.0)
+    # 20 recipients of a 3-part album ahead: 20 * 5 slots at 10/s = 10 s; then 10 messages: 1 s.
+    assert estimate_seconds(10, 1, False, settings, {(False, 3): 20}) == pytest.approx(11)
+
+
+def test_a_slower_own_rate_still_bounds_an_album():
+    # The job's own rate (5/s) takes a slot per part: 3 parts = 0.6 s, longer than 5 bot-wide slots at 29/s.
+    settings = engine_settings(broadcast_rate_per_second=5.0, telegram_rate_per_second=29.0)
+    assert estimate_seconds(10, 3, False, settings, {}) == pytest.approx(6)
 
 
 @pytest.mark.parametrize("seconds, fa, en", [
@@ -34,4 +59,18 @@ def test_pending_ahead_counts_queued_and_running_jobs_by_paid_flag(app):
     create_text_job()  # running
     create_text_job()  # queued behind it
     create_text_job(settings=engine_settings(broadcast_paid_enabled=True))
-    assert pending_ahead() == {False: 14, True: 7}
+    assert pending_ahead() == {(False, 1): 14, (True, 1): 7}
+
+
+def test_pending_ahead_counts_an_albums_parts_and_an_actions_done_items(app):
+    create_users(7)
+    album = jobs.create_job(audience="all", created_by=1001, settings=engine_settings(),
+                            content={"type": "album", "from_chat_id": 1001, "message_ids": [5, 6, 7]})
+    unsend = create_text_job()  # queued behind the album; made an album's unsend with 3 items already done
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == unsend.id).values(
+        kind="unsend", content_type="album", source_message_ids="[5, 6, 7]", sent_count=1, gone_count=1,
+        too_old_count=1))
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == album.id).values(sent_count=2))
+    db.session.commit()
+    # The album: 5 items left of 3 parts each; the unsend: 4 left, one call each.
+    assert pending_ahead() == {(False, 3): 5, (False, 1): 4}

@@ -67,8 +67,10 @@ def test_create_copy_and_member_audiences(runner):
     (["--audience", "all", "--text", "x", "--message-id", "5"], "--message-id goes with --copy-from"),
     (["--audience", "all", "--text", "x", "--button-text", "Go"], "both --button-text and --button-url"),
     (["--audience", "all", "--text", "x", "--button-url", "https://t.me/x"], "both --button-text"),
-    (["--audience", "all", "--text", "x", "--button-text", "Go", "--button-url", "ftp://x.org"], "http(s) URL"),
-    (["--audience", "all", "--text", "x", "--button-text", "Go", "--button-url", "https://"], "with a host"),
+    (["--audience", "all", "--text", "x", "--button-text", "Go", "--button-url", "ftp://x.org"],
+     "--button-url 'ftp://x.org': the link must start with http:// or https://"),
+    (["--audience", "all", "--text", "x", "--button-text", "Go", "--button-url", "https://"],
+     "--button-url 'https://': the link must start with http:// or https://, name a host"),
     (["--audience", "all", "--text", "x", "--created-by", "me"], "'me' is not a valid integer"),
 ])
 def test_create_refuses_bad_input_with_a_usage_error(runner, args, message):
@@ -190,3 +192,14 @@ def test_create_measures_and_parses_text_as_telegram_does(runner):
     # Tags are not shown, so they do not count: 4096 visible units in bold fit.
     bold = create(runner, "--audience", "all", "--text", "<b>" + "x" * 4096 + "</b>")
     assert bold.exit_code == 0, bold.output
+
+
+@pytest.mark.parametrize("url", ["https://intranet", "https://a/b", "https://192.168.1.10/"])
+def test_a_button_url_telegram_refuses_is_refused_in_one_line(runner, url):
+    create_users(2)
+    result = create(runner, "--audience", "all", "--text", "x", "--button-text", "Go", "--button-url", url)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (f"Error: --button-url {url!r}: the link must name a real domain such as example.com "
+                             "or t.me; Telegram refuses an address without one (like https://intranet), and IP "
+                             "addresses are not accepted either.\n")
+    assert count(BroadcastJob) == 0

@@ -98,3 +98,24 @@ def test_reschedule_and_send_now_are_audited_with_the_new_time_and_refusals_are_
     assert before <= queued_at <= db_now()
     listing = runner.invoke(args=["audit", "list", "--job", str(job_id)]).stdout
     assert "rescheduled" in listing and "sent_now" in listing
+
+
+def test_times_utc_cannot_hold_are_refused_in_one_line(runner):
+    create_users(1)
+    job_id = int(create(runner, "--at", ahead().isoformat()).stdout)
+    for at in ("9999-12-31T23:59-05:00", "0001-01-01T01:00", "0001-01-01T00:00+14:00", "0100-01-01T10:00Z"):
+        for args in (["broadcast", "create", "--audience", "all", "--text", "سلام", "--at", at],
+                     ["broadcast", "reschedule", str(job_id), "--at", at]):
+            result = runner.invoke(args=args)
+            assert result.exit_code == 2, (args, result.output)
+            assert result.stderr.startswith("Error: --at: That time is out of range; send a time between now and "
+                                            "one year from now (") and result.stderr.count("\n") == 1, result.stderr
+            assert result.stdout == "" and result.exception is None or isinstance(result.exception, SystemExit)
+    assert len(json.loads(runner.invoke(args=["broadcast", "list", "--json"]).stdout)) == 1
+
+
+def test_a_time_more_than_a_year_ahead_is_refused_in_one_line(runner):
+    create_users(1)
+    result = create(runner, "--at", ahead(days=400).isoformat())
+    assert result.exit_code == 2 and "is more than a year ahead; check the year" in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr

@@ -8,7 +8,7 @@ from sqlalchemy import insert, select
 
 from app.clock import utcnow
 from app.extensions import db
-from app.models import ProcessedUpdate
+from app.models import AlbumPart, ProcessedUpdate
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, reload
 from tests.conftest import PUMP_TOKEN
 
@@ -154,4 +154,20 @@ def test_old_processed_updates_are_purged_once_per_call(client, runner):
     assert client.get(URL, headers=AUTH).get_json()["purged_updates"] == 2
     assert client.get(URL, headers=AUTH).get_json()["purged_updates"] == 0
     assert list(db.session.execute(select(ProcessedUpdate.update_id)).scalars()) == [3]
+    db.session.commit()
+
+
+def test_album_rows_past_their_week_are_dropped_by_the_cron_call(client):
+    now = utcnow()
+    db.session.execute(insert(AlbumPart), [
+        {"admin_id": 8001, "media_group_id": "old", "message_id": 0, "chat_id": 8001,
+         "created_at": now - timedelta(days=8)},
+        {"admin_id": 1001, "media_group_id": "old-admin", "message_id": 5, "chat_id": 1001,
+         "created_at": now - timedelta(days=8)},
+        {"admin_id": 8001, "media_group_id": "new", "message_id": 0, "chat_id": 8001,
+         "created_at": now - timedelta(days=6)},
+    ])
+    db.session.commit()
+    assert client.get(URL, headers=AUTH).status_code == 200
+    assert list(db.session.execute(select(AlbumPart.media_group_id)).scalars()) == ["new"]
     db.session.commit()

@@ -1,11 +1,22 @@
-"""How long a new broadcast would take at the current budget, queue included (pure arithmetic plus one read)."""
+"""How long a new broadcast would take at the current budget, queue included (pure arithmetic plus one read).
+
+It follows the pump's slot model (app.services.broadcast.slots): a send of k
+parts takes k slots of the job's own rate and books 2k - 1 slots of the
+bot-wide lane, so an album goes at the slower of the two.
+"""
 from __future__ import annotations
 
+import json
 import math
 
+from app.models.broadcast import ACTION_KINDS, CONTENT_ALBUM
 from app.repository import broadcast_jobs as jobs_repo
+from app.services.broadcast import slots
 from app.services.broadcast.send_time import to_persian_digits
 from app.texts import t
+
+# Items still to send, by (paid, messages per send).
+Ahead = dict[tuple[bool, int], int]
 
 
 def send_rate(settings: dict, paid: bool) -> float:
@@ -15,15 +26,37 @@ def send_rate(settings: dict, paid: bool) -> float:
     return float(min(settings["broadcast_rate_per_second"], settings["telegram_rate_per_second"]))
 
 
-def estimate_seconds(count: int, paid: bool, settings: dict, ahead: dict[bool, int]) -> float:
-    """Return seconds until count recipients are sent, after the items of jobs ahead of it."""
-    waiting = sum(n / send_rate(settings, job_paid) for job_paid, n in ahead.items())
-    return waiting + count / send_rate(settings, paid)
+def lane_rate(settings: dict, paid: bool) -> float:
+    """Return the slots per second of the bot-wide lane a job books its sends on."""
+    return float(settings["broadcast_paid_rate_per_second" if paid else "telegram_rate_per_second"])
 
 
-def pending_ahead() -> dict[bool, int]:
-    """Return the items queued and running jobs still have to send, by paid flag."""
-    return jobs_repo.pending_ahead()
+def send_seconds(parts: int, paid: bool, settings: dict) -> float:
+    """Return the seconds one recipient's send of `parts` messages takes at the current budget."""
+    return slots.seconds_per_send(parts, send_rate(settings, paid), lane_rate(settings, paid))
+
+
+def estimate_seconds(recipients: int, parts: int, paid: bool, settings: dict, ahead: Ahead) -> float:
+    """Return seconds until `recipients` sends of `parts` messages each are done, after the jobs ahead of it."""
+    waiting = sum(n * send_seconds(job_parts, job_paid, settings) for (job_paid, job_parts), n in ahead.items())
+    return waiting + recipients * send_seconds(parts, paid, settings)
+
+
+def pending_ahead() -> Ahead:
+    """Return the items queued and running jobs still have to send, by paid flag and messages per send."""
+    ahead: Ahead = {}
+    for paid, kind, content_type, ids, left in jobs_repo.pending_ahead():
+        if left:
+            key = (paid, parts_per_send(kind, content_type, ids))
+            ahead[key] = ahead.get(key, 0) + left
+    return ahead
+
+
+def parts_per_send(kind: str, content_type: str, source_message_ids: str | None) -> int:
+    """Return the messages one item of a job sends: an album's parts; one for anything else and every action."""
+    if content_type != CONTENT_ALBUM or kind in ACTION_KINDS or not source_message_ids:
+        return 1  # an unsend or edit of an album is one call per recipient
+    return len(json.loads(source_message_ids)) or 1
 
 
 def format_estimate(seconds: float, lang: str) -> str:

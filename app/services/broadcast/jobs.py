@@ -17,11 +17,13 @@ from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import text_rules
+from app.services.broadcast.button_url import url_problem
 from app.services.broadcast.send_time import check_future
 from app.services.settings import load_settings
+from app.texts import t
 
 log = logging.getLogger(__name__)
-ALBUM_MAX_PARTS = 100  # copyMessages copies at most 100 messages per call
+ALBUM_MAX_PARTS = 10  # a Telegram album (media group) has at most 10 parts
 # Purge never removes items younger than this: unsend and retry need them.
 PURGE_FLOOR = timedelta(hours=48)
 
@@ -62,7 +64,7 @@ def _content_fields(content: dict) -> dict:
 
 
 def _album_fields(content: dict) -> dict:
-    """Validate an album (1-100 distinct message ids of one chat) and return job columns, ids ascending."""
+    """Validate an album (1-10 distinct message ids of one chat) and return job columns, ids ascending."""
     try:
         from_chat_id = int(content["from_chat_id"])
         ids = sorted({int(i) for i in content["message_ids"]})
@@ -93,6 +95,9 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     audience = Audience.of(audience)
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
+    if button_url and (problem := url_problem(button_url)):
+        # Telegram would refuse every send of it: refused here, whoever creates the job.
+        raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
     fields = _content_fields(content)

@@ -28,6 +28,7 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
 from app.services.broadcast import greeting, schedule, text_rules
 from app.services.broadcast import jobs as jobs_service
+from app.services.broadcast import slots as slot_model
 from app.services.broadcast.outcomes import (
     HELD_BACK,
     classify,
@@ -96,22 +97,31 @@ class PumpResult:
 def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
     """Return the Bot API method and parameters that deliver the job's content."""
     if job.content_type == CONTENT_ALBUM:
-        # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid).
-        return "copyMessages", {"from_chat_id": job.from_chat_id, "message_ids": jobs_service.album_ids(job)}
+        # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid),
+        # but the silent and protect options apply to every part.
+        album = {"from_chat_id": job.from_chat_id, "message_ids": jobs_service.album_ids(job)}
+        return "copyMessages", {**album, **send_options(job)}
     params: dict = {}
     if job.button_text and job.button_url:
         params["reply_markup"] = {"inline_keyboard": [[{"text": job.button_text, "url": job.button_url}]]}
     if paid:
         params["allow_paid_broadcast"] = True
-    if job.silent:
-        params["disable_notification"] = True
-    if job.protect:
-        params["protect_content"] = True
+    params.update(send_options(job))
     if job.content_type == CONTENT_COPY:
         params.update(from_chat_id=job.from_chat_id, message_id=job.source_message_id)
         return "copyMessage", params
     params.update(text=job.text, parse_mode=job.parse_mode or "HTML", link_preview_options={"is_disabled": True})
     return "sendMessage", params
+
+
+def send_options(job: BroadcastJob) -> dict:
+    """Return the job's silent and protect options as Bot API parameters (only those that are on)."""
+    options: dict = {}
+    if job.silent:
+        options["disable_notification"] = True
+    if job.protect:
+        options["protect_content"] = True
+    return options
 
 
 def action_params(job: BroadcastJob) -> tuple[str, dict]:
@@ -437,7 +447,7 @@ class Pump:
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
         self.cost = len(params.get("message_ids") or ()) or 1
-        self.span = 2 * self.cost - 1  # bot-wide slots per send (see _book_shared)
+        self.span = slot_model.span(self.cost)  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
         db.session.commit()

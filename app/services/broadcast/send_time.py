@@ -63,7 +63,7 @@ def parse_send_time(text: str | None, now: datetime) -> datetime:
     if hour > 23 or minute > 59 or second > 59:
         raise SendTimeError("sched_err_time")
     local = datetime.combine(day, time(hour, minute, second), tzinfo=TEHRAN)
-    return check_future(local.astimezone(timezone.utc).replace(tzinfo=None), now)
+    return check_future(_to_utc(local, now), now)
 
 
 def _calendar_date(year: int, month: int, day: int):
@@ -84,7 +84,15 @@ def parse_iso(text: str, now: datetime) -> datetime:
         raise SendTimeError("sched_err_iso") from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=TEHRAN)
-    return check_future(value.astimezone(timezone.utc).replace(tzinfo=None, microsecond=0), now)
+    return check_future(_to_utc(value, now).replace(microsecond=0), now)
+
+
+def _to_utc(value: datetime, now: datetime) -> datetime:
+    """Return an aware time as naive UTC, or raise when UTC cannot hold it (9999-12-31T23:59-05:00)."""
+    try:
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+    except (OverflowError, ValueError):
+        raise out_of_range(now) from None
 
 
 def preset_time(name: str, now: datetime) -> datetime:
@@ -105,11 +113,27 @@ def check_future(send_at: datetime, now: datetime) -> datetime:
     """Return send_at (rounded up to a whole second, as MySQL stores it) if after now and within MAX_AHEAD."""
     if send_at.microsecond:
         send_at = send_at.replace(microsecond=0) + timedelta(seconds=1)
+    if (send_at <= now or send_at - now > MAX_AHEAD) and not describable(send_at):
+        raise out_of_range(now)  # a year the calendars cannot even show (before 622, after 9377 Solar Hijri)
     if send_at <= now:
         raise SendTimeError("sched_err_past", when=send_at, now=now)
     if send_at - now > MAX_AHEAD:
         raise SendTimeError("sched_err_far", when=send_at)
     return send_at
+
+
+def out_of_range(now: datetime) -> SendTimeError:
+    """Return the refusal of a time outside what can be scheduled, naming the latest time that can."""
+    return SendTimeError("sched_err_range", latest=(now + MAX_AHEAD).replace(microsecond=0))
+
+
+def describable(utc: datetime) -> bool:
+    """Tell whether describe() can show the time in both calendars."""
+    try:
+        describe(utc, "en")
+    except (OverflowError, ValueError):
+        return False
+    return True
 
 
 def to_tehran(utc: datetime) -> datetime:
