@@ -142,6 +142,20 @@ TEXTS: dict[str, dict[str, str]] = {
         "fa": "⏳ ارسال #{id} در صف است و پس از پایان ارسال جاری شروع می‌شود.",
         "en": "⏳ Broadcast #{id} is queued and starts when the current one ends.",
     },
+    "wiz_preview_failed": {
+        "fa": "❌ پیش‌نمایش به دست شما نرسید، پس دکمه‌ی تأیید نمایش داده نمی‌شود (شاید پیام اصلی پاک شده یا "
+              "تلگرام لحظه‌ای شلوغ است). برای تلاش دوباره مخاطبان را انتخاب کنید، یا با /broadcast از نو شروع کنید.",
+        "en": "❌ The preview did not reach you, so there is no Confirm button (the original message may have been"
+              " deleted, or Telegram is busy for a moment). Choose the audience to try again, or start over with"
+              " /broadcast.",
+    },
+    "wiz_album_parts_line": {"fa": "🖼 آلبوم: {n} بخش برای هر نفر\n", "en": "🖼 Album: {n} parts to each user\n"},
+    "wiz_album_late": {
+        "fa": "🖼 بخش دیگری از آلبوم رسید؛ پیش‌نمایش تازه با همه‌ی {n} بخش در پایین است و دکمه‌های "
+              "پیش‌نمایش قبلی دیگر کار نمی‌کنند.",
+        "en": "🖼 Another part of the album arrived; the new preview below has all {n} parts, and the earlier"
+              " preview's buttons no longer work.",
+    },
     # --- scheduling (app/bot/schedule_wizard.py) ---
     "btn_schedule": {"fa": "⏰ زمان‌بندی", "en": "⏰ Schedule"},
     "sched_ask": {

@@ -6,14 +6,14 @@ Every part is stored (app.services.albums) whatever the step. The first part
 handled answers for the whole album: on the message step it moves the wizard
 straight to the audience step (albums carry no button) and says so; on any
 other step it says once that the album was not used. The other parts stay
-silent. The album is complete when the admin picks an audience: the preview
-copies every part gathered by then and fixes their ids in the draft, so the
-broadcast sends exactly what the preview showed.
+silent, unless they come after the preview: then the preview and its screen
+are sent again with every part, under a new preview id. The draft's ids are
+fixed by the last preview, so the broadcast sends exactly what it showed.
 """
 from __future__ import annotations
 
 from app.bot import broadcast_wizard as wizard
-from app.bot import keyboards
+from app.bot import keyboards, presend
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.services import admins, albums
@@ -40,7 +40,8 @@ def on_part(ctx: BotContext, state: tuple[str, dict] | None) -> None:
     """Store one part of an admin's album; the first part handled answers for the album."""
     message = ctx.update.message
     if not albums.add_part(ctx.user_id, message.media_group_id, message.message_id, message.chat.id):
-        return  # another part of this album already answered
+        on_late_part(ctx, message)  # another part of this album already answered
+        return
     step, draft = state or (None, {})
     if step != wizard.STEP_MESSAGE:
         ctx.reply("wiz_album_not_now")
@@ -52,3 +53,23 @@ def on_part(ctx: BotContext, state: tuple[str, dict] | None) -> None:
     ctx.send(ctx.text("wiz_album_taken") + "\n\n" + ctx.text("wiz_choose_audience"),
              keyboards.audience(ctx.lang, jobs.audience_counts(), draft_id))
 
+
+def on_late_part(ctx: BotContext, message) -> None:
+    """Re-render the preview when a part of its album arrives after it (Telegram spreads parts over 1-3 s).
+
+    The state row is locked before the parts are read, as the audience tap
+    locks it (wizard.with_parts): whichever commits first, the other sees its
+    work, so no part is ever dropped. The new screen has a new preview id,
+    so a Confirm under the screen without this part is refused.
+    """
+    state = admins.get_state(ctx.user_id, lock=True)
+    if state is None or state[0] != wizard.STEP_PREVIEW:
+        return  # still on the audience step (the tap gathers every part), or the album was used
+    draft = state[1]
+    content = draft.get("content") or {}
+    if content.get("media_group_id") != message.media_group_id or message.message_id in content["message_ids"]:
+        return  # a redelivered part, or one of another album
+    content = wizard.with_parts(ctx, content)
+    draft = {**wizard.without_preview(draft), "content": content}
+    ctx.reply("wiz_album_late", n=len(content["message_ids"]))
+    wizard.to_preview(ctx, draft, presend.count(draft))

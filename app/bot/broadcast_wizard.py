@@ -11,6 +11,7 @@ state's JSON draft; a press whose id is not the current one changes nothing.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 
 from app.bot import drafts, keyboards, presend
 from app.bot.callback_data import new_token
@@ -119,9 +120,14 @@ def on_audience(ctx: BotContext, token: str, audience: str) -> None:
         ctx.answer("wiz_empty_audience", alert=True)
         return
     ctx.answer()
-    send_preview(ctx, draft)
+    to_preview(ctx, draft, count)
+
+
+def to_preview(ctx: BotContext, draft: dict, count: int) -> None:
+    """Send the preview, then the pre-send screen under it (only once the preview was delivered)."""
+    preview = send_preview(ctx, draft)
     # show() stores a new preview id: confirm under any earlier preview (another audience on screen) expires.
-    presend.show(ctx, draft, count)
+    presend.show(ctx, draft, count, preview=preview)
 
 
 def without_preview(draft: dict) -> dict:
@@ -129,18 +135,20 @@ def without_preview(draft: dict) -> dict:
     return {k: v for k, v in draft.items() if k not in (PREVIEW_ID, CONFIRM_ID, presend.PAID_OK)}
 
 
-def send_preview(ctx: BotContext, draft: dict) -> None:
-    """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name)."""
+def send_preview(ctx: BotContext, draft: dict) -> Future:
+    """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name).
+
+    Returns the queued send: it resolves to None when the preview was not delivered.
+    """
     content = draft["content"]
     markup = keyboards.url_button(draft.get("button_text"), draft.get("button_url"))
     if content.get("type") == CONTENT_ALBUM:
-        ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
-    elif content["type"] == "text":  # a personal greeting: rendered with the admin's own name
+        return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+    if content["type"] == "text":  # a personal greeting: rendered with the admin's own name
         first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
-        ctx.outbox.send(ctx.chat_id, greeting.render(content["text"], first_name, ctx.lang), parse_mode="HTML",
-                        reply_markup=markup)
-    else:
-        ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup)
+        return ctx.outbox.send(ctx.chat_id, greeting.render(content["text"], first_name, ctx.lang),
+                               parse_mode="HTML", reply_markup=markup)
+    return ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup)
 
 
 def audience_keyboard(ctx: BotContext, draft: dict) -> dict:
@@ -150,7 +158,13 @@ def audience_keyboard(ctx: BotContext, draft: dict) -> dict:
 
 
 def with_parts(ctx: BotContext, content: dict) -> dict | None:
-    """Return album content with the parts gathered so far (ascending), or None (the admin is told) if none."""
+    """Return album content with the parts gathered so far (ascending), or None (the admin is told) if none.
+
+    The admin's state row is locked first, as a part arriving now locks it
+    (broadcast_album.on_part): either that part committed before this read
+    and is in the ids, or it waits and then finds these ids without it.
+    """
+    admins.get_state(ctx.user_id, lock=True)
     ids = albums.part_ids(ctx.user_id, content["media_group_id"])
     if not ids:
         ctx.reply("wiz_album_gone")

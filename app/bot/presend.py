@@ -9,11 +9,12 @@ second one, under yet another id, after the bot's Star balance was checked.
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future
 
 from app.bot import keyboards
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
-from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, STEP_PREVIEW, current_draft
+from app.bot.wizard_state import CONFIRM_ID, DRAFT_ID, PREVIEW_ID, STEP_PREVIEW, current_draft
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins
@@ -89,25 +90,52 @@ def on_toggle(ctx: BotContext, token: str, option: str) -> None:
     show(ctx, draft, n, edit_message_id=message.message_id if message else None)
 
 
-def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = None) -> None:
-    """Store a new preview id and render the screen; paid: after commit, once the balance is known."""
+def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = None,
+         preview: Future | None = None) -> None:
+    """Store a new preview id and render the screen, once the preview just sent (if any) was delivered.
+
+    With a preview, the screen waits for the reply flush that sends it: a
+    preview that failed (a 429 that outlasted the reply budget, a deleted
+    source message) gets a refusal and the audience buttons, never a Confirm
+    under nothing. Paid: the screen also waits for the Star balance.
+    """
     preview_id = new_token()
     draft = {**{k: v for k, v in draft.items() if k != PAID_OK}, PREVIEW_ID: preview_id, CONFIRM_ID: new_token()}
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
     paid = is_paid(ctx, draft)
     body = screen_text(ctx, draft, n, paid, pending_ahead())
-    if not paid:
-        if ctx.settings["broadcast_paid_enabled"]:
-            body += ctx.text("wiz_album_free_line")  # paid broadcasts are on, but an album cannot be paid
-        _put(ctx, body + ctx.text("wiz_ask_send"), screen_keyboard(ctx.lang, draft, preview_id), edit_message_id)
-        return
+    if draft["content"].get("type") == CONTENT_ALBUM:
+        body += ctx.text("wiz_album_parts_line", n=parts(draft))  # exactly the parts the Confirm sends
+    if not paid and ctx.settings["broadcast_paid_enabled"]:
+        body += ctx.text("wiz_album_free_line")  # paid broadcasts are on, but an album cannot be paid
 
-    def with_balance() -> None:
+    def render() -> None:
+        if not delivered(preview):
+            counts = jobs.audience_counts()
+            ctx.send(ctx.text("wiz_preview_failed"), keyboards.audience(ctx.lang, counts, draft[DRAFT_ID],
+                                                                      members=ctx.main_channel_id is not None))
+            return
+        if not paid:
+            _put(ctx, body + ctx.text("wiz_ask_send"), screen_keyboard(ctx.lang, draft, preview_id), edit_message_id)
+            return
         line, enough = paid_lines(ctx, n)
         markup = screen_keyboard(ctx.lang, draft, preview_id, confirm=enough, schedule=False)
         _put(ctx, body + line + (ctx.text("wiz_ask_send") if enough else ""), markup, edit_message_id)
 
-    ctx.after_commit(with_balance)
+    if preview is None and not paid:
+        render()  # a re-rendered screen: its preview was delivered before
+    else:
+        ctx.after_commit(render)
+
+
+def delivered(preview: Future | None) -> bool:
+    """Tell whether the preview reached the admin; one still queued (its 429 outlasted the flush) is withdrawn."""
+    if preview is None:
+        return True
+    if not preview.done():
+        preview.cancel()  # the outbox drops a cancelled op: no preview arriving after its refusal
+        return False
+    return preview.result() is not None
 
 
 def _put(ctx: BotContext, text: str, markup: dict, edit_message_id: int | None) -> None:

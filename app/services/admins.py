@@ -17,9 +17,9 @@ def is_admin(user_id: int | None, admin_ids: frozenset[int] | set[int]) -> bool:
     return user_id in admin_ids or users_repo.is_admin_flag(user_id)
 
 
-def get_state(admin_id: int) -> tuple[str, dict] | None:
-    """Return (step, draft) of an admin's conversation, or None."""
-    return admin_states.load(admin_id)
+def get_state(admin_id: int, *, lock: bool = False) -> tuple[str, dict] | None:
+    """Return (step, draft) of an admin's conversation, or None; lock=True holds its row until commit."""
+    return admin_states.load(admin_id, lock=lock)
 
 
 def set_state(admin_id: int, step: str, draft: dict | None = None, now: datetime | None = None) -> None:

@@ -131,21 +131,31 @@ class SharedRateLimiter:
 
     def acquire_slot(self, deadline: float | None = None, max_wait: float | None = None) -> float | None:
         """Like acquire(), returning the monotonic slot time slept to, or None."""
+        return self.acquire_parts(1, deadline, max_wait)
+
+    def acquire_parts(self, parts: int, deadline: float | None = None, max_wait: float | None = None) -> float | None:
+        """Book the span of one call putting ``parts`` messages out, sleep to its send slot; that slot, or None.
+
+        One message: one slot. An album's parts arrive together, so its call
+        books span_for(parts) slots and goes at their middle (send_slots), as
+        the pump's album sends do.
+        """
         late = 0
         while True:
             if not self._wait_out_hold(deadline, max_wait):
                 return None
-            slots = self.acquire_many(1, deadline, max_wait)
-            if not slots:
-                return None
             reserved_at = self._clock()
-            delay = slots[0] - reserved_at
+            sends = send_slots(self.acquire_many(span_for(parts), deadline, max_wait), parts)
+            if not sends:
+                return None
+            at = sends[0]
+            delay = at - self._clock()
             if delay > 0:
                 self._sleep(delay)
             # A thread that keeps waking late (a loaded machine) still gets its call out.
-            if self.clear_at(slots[0], reserved_at, late_ok=late >= MAX_LATE_REBOOKINGS):
-                return slots[0]
-            late += self.is_late(slots[0])
+            if self.clear_at(at, reserved_at, late_ok=late >= MAX_LATE_REBOOKINGS):
+                return at
+            late += self.is_late(at)
             # A 429 hold recorded after we booked covers the slot, or we woke too late: take a later one.
 
     def acquire_many(self, n: int, deadline: float | None = None, max_wait: float | None = None) -> list[float]:
@@ -339,6 +349,21 @@ class SharedChatPacer:
             log.warning("telegram budget: pruning chat pace rows failed", exc_info=True)
         finally:
             self._prune_lock.release()
+
+
+def span_for(parts: int) -> int:
+    """Return the bot-wide slots one call of ``parts`` messages books: 2k - 1, so it can go at the middle.
+
+    An album's k parts all arrive at once: with k - 1 empty slots on each side
+    of its k, whichever way a 1 s window cuts the span it holds at least as many
+    slots as the album puts parts in it, so arrivals stay within cap + 1.
+    """
+    return 2 * max(parts, 1) - 1
+
+
+def send_slots(slots: list[float], parts: int) -> list[float]:
+    """Return the send time of each span_for(parts)-slot span in consecutive ``slots``: its middle slot."""
+    return slots[max(parts, 1) - 1::span_for(parts)]
 
 
 def _interval(rate: float) -> float:

@@ -25,6 +25,8 @@ ATTEMPT_HEADROOM = 1.5
 # free this soon; otherwise it is refused (the outbox keeps it for later).
 LOW_PRIORITY_WAIT = 0.05
 LOW = "low"
+# A call sent this much later than its chat slot moves the chat's next slot along.
+CHAT_SLIP_SECONDS = 0.02
 
 
 class TelegramClient(BotMethods):
@@ -114,9 +116,10 @@ class TelegramClient(BotMethods):
         attempt = 0
         last_error: TelegramError | None = None
         while True:
+            slipped = False
             if not (slot_taken and attempt == 0):
-                self._pace(method, paced_chat, deadline, broadcast, priority, slots_for(method, payload),
-                           chat_wait if attempt == 0 else None)
+                slipped = self._pace(method, paced_chat, deadline, broadcast, priority, slots_for(method, payload),
+                                     chat_wait if attempt == 0 else None)
             elif self.pace_recipients and not chat_taken:
                 self._take_chat(method, paced_chat, deadline, broadcast)
             if last_error is not None and may_retry is not None and not may_retry():
@@ -147,6 +150,10 @@ class TelegramClient(BotMethods):
                 attempt += 1
                 last_error = exc
                 continue
+            if slipped and paced_chat is not None:
+                # The budget held this call past its chat slot (a busy bot, an album's
+                # span): it arrived by now, so the chat's next message waits a whole interval from here.
+                self.rebook_chat(paced_chat, self.clock())
             self._note_call_time(self.clock() - started)
             log.debug("%s chat=%s ok %.0fms", method, chat, self._ms_since(started))
             return result
@@ -170,11 +177,12 @@ class TelegramClient(BotMethods):
         self.typical_call_seconds = seconds if typical is None else typical + 0.2 * (seconds - typical)
 
     def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
-              priority: str | None, slots: int = 1, chat_wait: float | None = None) -> None:
+              priority: str | None, slots: int = 1, chat_wait: float | None = None) -> bool:
         """Wait for the chat's slot, the broadcast's own rate and bot-wide slots; raise RetryAfter if none in time.
 
         ``slots``: how many messages the call puts in front of the user (an
         album's parts); each takes a rate slot and a bot-wide slot, the chat one.
+        True when the bot-wide wait kept the call well past its chat slot.
         """
         lane = self.broadcast_budget if broadcast else self.budget if is_counted_method(method) else None
         if priority == LOW:
@@ -182,20 +190,26 @@ class TelegramClient(BotMethods):
             # and then refused a bot-wide slot would hold its chat for nothing.
             self._take_budget(method, lane, deadline, priority)
             self._take_chat(method, chat, deadline, broadcast, max_wait=chat_wait)
-            return
+            return False
         # The chat goes first: a bot-wide slot taken and then spent waiting on
         # a busy chat would be lost to every other call.
         self._take_chat(method, chat, deadline, broadcast, max_wait=chat_wait)
-        for _ in range(slots):
-            if broadcast and self.rate_limiter is not None:
-                if not self.rate_limiter.acquire(deadline):
-                    raise RetryAfter(method, self.rate_limiter.next_slot_in(),
-                                     "rate limit: no slot before deadline", error_code=None)
-            self._take_budget(method, lane, deadline, priority)
+        chat_slot = self.clock()
+        for _ in range(slots if broadcast and self.rate_limiter is not None else 0):
+            if not self.rate_limiter.acquire(deadline):
+                raise RetryAfter(method, self.rate_limiter.next_slot_in(),
+                                 "rate limit: no slot before deadline", error_code=None)
+        self._take_budget(method, lane, deadline, priority, slots)
+        return self.clock() - chat_slot > CHAT_SLIP_SECONDS and (self.pace_recipients or not broadcast)
 
     def pace_chat(self, chat: Any, deadline: float | None, not_before: float | None = None) -> None:
         """Book a broadcast recipient's chat slot, not before ``not_before``, and sleep until it; RetryAfter if none."""
         self._take_chat("pace", chat, deadline, True, not_before)
+
+    def rebook_chat(self, chat: Any, at: float) -> None:
+        """Say a chat's booked message goes at ``at`` (later than booked): its next one waits a whole interval."""
+        if self.chat_pacer is not None and chat is not None:
+            self.chat_pacer.block_until(chat, at + self.chat_pacer.interval_for(chat))
 
     def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
                    not_before: float | None = None, max_wait: float | None = None) -> None:
@@ -213,12 +227,22 @@ class TelegramClient(BotMethods):
                 raise RetryAfter(method, max(0.0, wait), "chat pacing: no slot before deadline",
                                  error_code=None)
 
-    def _take_budget(self, method: str, lane: Any, deadline: float | None, priority: str | None) -> None:
-        """Take a slot of the bot-wide budget (low priority: only one free at once)."""
+    def _take_budget(self, method: str, lane: Any, deadline: float | None, priority: str | None,
+                     parts: int = 1) -> None:
+        """Take the bot-wide slots of a call putting ``parts`` messages out (low priority: only one free at once).
+
+        Several parts (copyMessages) arrive together: a shared lane books them
+        as one span and sends at its middle (acquire_parts, as the pump does);
+        a process-local lane takes them one by one.
+        """
         if lane is None:
             return
         max_wait = LOW_PRIORITY_WAIT if priority == LOW else None
-        if not lane.acquire(deadline, max_wait=max_wait):
+        if parts > 1 and hasattr(lane, "acquire_parts"):
+            taken = lane.acquire_parts(parts, deadline, max_wait) is not None
+        else:
+            taken = all(lane.acquire(deadline, max_wait=max_wait) for _ in range(parts))
+        if not taken:
             raise RetryAfter(method, max(lane.next_slot_in(), LOW_PRIORITY_WAIT),
                              "bot-wide budget: no slot in time", error_code=None)
 

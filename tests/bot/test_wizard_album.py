@@ -74,7 +74,7 @@ def test_paid_broadcasts_on_an_album_goes_free_and_the_preview_says_so(client, s
     send(client, simulator, "/broadcast")
     send_album(client, simulator, "g-paid", n=2)
     press(client, simulator, "w.aud:all")
-    assert texts_to(simulator)[-1] == screen(1, duration="≈ ۱ ثانیه", paid=t("wiz_album_free_line"))
+    assert texts_to(simulator)[-1] == screen(1, duration="≈ ۱ ثانیه", paid=t("wiz_album_free_line"), album=2)
     press(client, simulator, "w.confirm")
     [job] = all_jobs()
     assert not job.paid and job.status == "completed"

@@ -63,7 +63,7 @@ def test_an_album_of_three_photos_reaches_every_user_as_one_album_exactly_once(s
     [preview] = albums_in(sim.deliveries("copyMessages", ADMIN_ID)).values()
     assert [d["source_message_id"] for d in preview] == part_ids
     preview_text = offered(sim, "w.confirm")
-    assert preview_text["text"] == screen(5, duration="≈ ۱ ثانیه")
+    assert preview_text["text"] == screen(5, duration="≈ ۱ ثانیه", album=3)
     [confirm] = [data for data in buttons(preview_text) if data.startswith("w.confirm:")]
     for _ in range(2):  # a double tap
         post(sim, "callback_query", user_id=ADMIN_ID, data=confirm, message_chat_id=ADMIN_ID,

@@ -74,11 +74,12 @@ def press(client, sim, action: str, under: dict | None = None, user_id=ADMIN_ID,
 
 
 def screen(count: int, audience: str = "all", lang: str = "fa", *, duration: str = "≈ ۱ ثانیه", filters: str = "",
-           queue: str = "", options: str | None = None, paid: str = "", ask: bool = True) -> str:
-    """Return the pre-send screen's text as the admin should read it."""
+           queue: str = "", options: str | None = None, paid: str = "", ask: bool = True, album: int = 0) -> str:
+    """Return the pre-send screen's text as the admin should read it (album: how many parts each user gets)."""
     text = t("wiz_preview", lang, audience=t(f"aud_name_{audience}", lang), filters=filters, count=count,
              duration=duration, queue=queue, options=options if options is not None else t("opt_none", lang))
-    return text + paid + (t("wiz_ask_send", lang) if ask else "")
+    parts = t("wiz_album_parts_line", lang).format(n=album) if album else ""
+    return text + parts + paid + (t("wiz_ask_send", lang) if ask else "")
 
 
 def post(sim, kind, **kwargs) -> None:

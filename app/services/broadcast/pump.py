@@ -28,7 +28,6 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
 from app.services.broadcast import greeting, schedule, text_rules
 from app.services.broadcast import jobs as jobs_service
-from app.services.broadcast import slots as slot_model
 from app.services.broadcast.outcomes import (
     HELD_BACK,
     classify,
@@ -41,6 +40,7 @@ from app.services.broadcast.recorder import Recorder
 from app.services.broadcast.status import job_status
 from app.services.broadcast.stops import JOB_ENDED, Stop
 from app.services.settings import load_settings
+from app.services.telegram_budget import send_slots, span_for
 from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
 from app.texts import lang_of
 
@@ -282,6 +282,7 @@ class Pump:
         """Send one recipient's copy in a worker thread at its bot-wide slot (already booked)."""
         try:
             chat_taken = slot is not None and self.client.pace_recipients
+            rebooked = False
             if slot is not None:
                 at, booked_at = slot
                 if chat_taken:
@@ -299,7 +300,8 @@ class Pump:
                     # the cap, so it takes a fresh slot (an album: a fresh span) of
                     # its own or, with none in time, holds back.
                     if self.cost == 1:
-                        if budget.acquire_slot(self.deadline) is None:
+                        at = budget.acquire_slot(self.deadline)
+                        if at is None:
                             return HELD_BACK
                     else:
                         booked_at = self.clock()
@@ -311,11 +313,19 @@ class Pump:
                             self.sleep(delay)
                         if not budget.clear_at(at, booked_at, late_ok=True):
                             return HELD_BACK
+                    if chat_taken:
+                        # The chat was booked for the missed slot: its next message
+                        # (the admin's summary) must wait a whole interval after this one.
+                        self.client.rebook_chat(user_id, at)
+                        rebooked = True
             if self.action:
                 return self.act(method, params, user_id, chat_taken)
             result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
                                       retry_unknown=False, broadcast=True, slot_taken=True, chat_taken=chat_taken,
                                       may_retry=self.may_retry)
+            if rebooked:
+                # It arrived by its answer, however late this thread ran: the interval counts from there.
+                self.client.rebook_chat(user_id, self.clock())
             return delivered(result)
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
@@ -392,7 +402,7 @@ class Pump:
             # (2k - 1 in all). Whichever way a 1 s window cuts the span, it
             # holds at least as many slots as the album puts parts in it, so
             # arrivals stay within cap + 1 even with replies between albums.
-            sends = slots[self.cost - 1::self.span]
+            sends = send_slots(slots, self.cost)
             if sends:
                 self.slots = [(at, booked_at) for at in sends]
                 return len(sends)
@@ -447,7 +457,7 @@ class Pump:
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
         self.cost = len(params.get("message_ids") or ()) or 1
-        self.span = slot_model.span(self.cost)  # bot-wide slots per send (see _book_shared)
+        self.span = span_for(self.cost)  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
         db.session.commit()

@@ -1,15 +1,15 @@
-"""The rate slots one recipient's send takes: the pump's booking rule, shared with the duration estimate (pure)."""
+"""The rate slots one recipient's send takes, for the duration estimate (pure).
+
+The booking rule itself (a span of 2k - 1 slots, the k parts at its middle)
+lives with the budget that books it (app.services.telegram_budget.span_for),
+used by the pump and the client's album previews alike; this only turns it
+into seconds.
+"""
 from __future__ import annotations
 
+from app.services.telegram_budget import span_for as span
 
-def span(parts: int) -> int:
-    """Return the bot-wide slots a send of `parts` messages books: 2k - 1, its parts at the middle.
-
-    An album's k parts arrive at once, so the pump books k - 1 empty slots on
-    each side of its k (see Pump._book_shared): whichever way a 1 s window
-    cuts the span, it holds at least as many slots as the album puts parts in it.
-    """
-    return 2 * parts - 1
+__all__ = ["seconds_per_send", "span"]
 
 
 def seconds_per_send(parts: int, own_rate: float, lane_rate: float) -> float:
