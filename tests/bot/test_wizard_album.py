@@ -126,4 +126,4 @@ def test_the_screen_of_an_album_shows_the_pumps_slot_model_duration(client, simu
     send(client, simulator, "/broadcast")
     send_album(client, simulator, f"g-eta-{parts}", n=parts)
     press(client, simulator, "w.aud:all")
-    assert texts_to(simulator)[-1] == screen(users, duration=duration)
+    assert texts_to(simulator)[-1] == screen(users, duration=duration, album=parts)

@@ -313,11 +313,10 @@ class Pump:
                             self.sleep(delay)
                         if not budget.clear_at(at, booked_at, late_ok=True):
                             return HELD_BACK
-                    if chat_taken:
-                        # The chat was booked for the missed slot: its next message
-                        # (the admin's summary) must wait a whole interval after this one.
-                        self.client.rebook_chat(user_id, at)
-                        rebooked = True
+                    # The chat was booked for the missed slot: its next message (the
+                    # admin's summary) must wait a whole interval after this one. Moved
+                    # once the answer is in: no statement stands between a slot and its request.
+                    rebooked = chat_taken
             if self.action:
                 return self.act(method, params, user_id, chat_taken)
             result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
