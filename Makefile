@@ -14,9 +14,9 @@ $(STAMP): requirements.txt
 demo: $(STAMP)
 	$(VENV)/bin/python -m app.demo $(ARGS)
 
-## Run the test suite (SQLite by default; set TEST_DATABASE_URL for MariaDB).
+## Run the test suite (SQLite by default; set TEST_DATABASE_URL for MariaDB): parallel, then serial.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest $(ARGS)
+	$(VENV)/bin/python -m tests.run_suite $(ARGS)
 
 clean:
 	rm -rf $(VENV) instance/demo.sqlite3

@@ -24,6 +24,32 @@ SIM_DEFAULTS = dict(
 )
 
 
+# Load-sensitive tests run alone, after the parallel phase (tests/run_suite.py): real worker
+# processes, kills, bot-wide timelines shared across processes, rates and gaps judged by arrival.
+# Kills, races, database trouble and fuzzing judge exact counts, not time: they run in parallel.
+SERIAL_DIRS = ("tests/telegram/", "tests/deploy/")
+SERIAL_FILES = frozenset({
+    "tests/reliability/test_budget_multiprocess.py", "tests/reliability/test_one_chat_burst.py",
+    "tests/reliability/test_rate_limit_storm.py",
+    "tests/bot/test_busy_chat.py", "tests/bot/test_wizard_album_busy.py", "tests/bot/test_wizard_album_e2e.py",
+    "tests/bot/test_wizard_e2e.py", "tests/bot/test_schedule_e2e.py",
+    "tests/broadcast/test_album_pump.py", "tests/broadcast/test_concurrency.py", "tests/broadcast/test_guarantees.py",
+    "tests/broadcast/test_pump.py", "tests/broadcast/test_completion.py",
+    "tests/cli/test_action_coverage.py", "tests/cli/test_pump_cmd.py",
+    "tests/web/test_webhook_bounded.py", "tests/web/test_internal_pump.py",
+    "tests/simulator/test_limits.py", "tests/simulator/test_faults.py",
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the load-sensitive tests `serial` (by file), so the runner keeps them out of the parallel phase."""
+    root = str(config.rootpath) + os.sep
+    for item in items:
+        path = str(item.path).removeprefix(root).replace(os.sep, "/")
+        if path.startswith(SERIAL_DIRS) or path in SERIAL_FILES:
+            item.add_marker(pytest.mark.serial)
+
+
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory):
     """Yield a fresh, migrated database URL for this test run."""

@@ -1,0 +1,35 @@
+"""Run the suite the fast way: independent tests on several workers, then the load-sensitive ones alone.
+
+`make test` calls this. Phase 1 runs every test not marked `serial` with
+pytest-xdist (UPK_TEST_WORKERS workers, default 4: most tests wait on
+loopback HTTP and the database, not on the CPU); each worker has its own
+database and simulated Bot API. Phase 2 runs the `serial` tests (real
+processes, kills, shared-budget timelines, rates judged by arrival) one at a
+time, as before, with nothing beside them. Arguments go to both phases; a
+phase that selects nothing is fine as long as the other ran something.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+NO_TESTS = 5  # pytest's exit code when a selection holds no test
+
+
+def main(args: list[str]) -> int:
+    """Run both phases; return 0 only if both passed (or one selected nothing and the other passed)."""
+    workers = os.environ.get("UPK_TEST_WORKERS", "4")
+    parallel = [] if workers in ("0", "1") else ["-n", workers, "--dist", "loadfile"]
+    phases = [("parallel", [*parallel, "-m", "not serial"]), ("serial", ["-m", "serial"])]
+    codes = []
+    for name, extra in phases:
+        print(f"== {name} tests", flush=True)
+        codes.append(subprocess.call([sys.executable, "-m", "pytest", *extra, *args]))
+    if all(code == NO_TESTS for code in codes):
+        return NO_TESTS
+    return max((code for code in codes if code != NO_TESTS), default=0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
