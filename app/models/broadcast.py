@@ -66,11 +66,31 @@ from app.extensions import db
 from app.models.audience import AUDIENCES  # noqa: F401  (re-exported: callers import it from here)
 from app.models.base import MYSQL_TABLE_ARGS, BigId, PreciseDateTime
 
-DRAFT, QUEUED, RUNNING, PAUSED = "draft", "queued", "running", "paused"
-SCHEDULED = "scheduled"
-COMPLETED, CANCELLED = "completed", "cancelled"
-TERMINAL = (COMPLETED, CANCELLED)
-ACTIVE = (QUEUED, RUNNING, PAUSED)
+
+class JobStatus(StrEnum):
+    """A job's status (its value is what the database stores): terminal never changes, active is in line to send."""
+
+    DRAFT = "draft", False, False
+    SCHEDULED = "scheduled", False, False
+    QUEUED = "queued", False, True
+    RUNNING = "running", False, True
+    PAUSED = "paused", False, True
+    COMPLETED = "completed", True, False
+    CANCELLED = "cancelled", True, False
+
+    def __new__(cls, value: str, terminal: bool, active: bool):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.terminal = terminal
+        member.active = active
+        return member
+
+
+DRAFT, QUEUED, RUNNING, PAUSED = JobStatus.DRAFT, JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED
+SCHEDULED = JobStatus.SCHEDULED
+COMPLETED, CANCELLED = JobStatus.COMPLETED, JobStatus.CANCELLED
+TERMINAL = tuple(s for s in JobStatus if s.terminal)
+ACTIVE = tuple(s for s in JobStatus if s.active)
 
 
 class ItemStatus(StrEnum):

@@ -20,6 +20,7 @@ from app.models.broadcast import (
     ACTIVE,
     CANCELLED,
     COMPLETED,
+    DRAFT,
     FINAL_STATUSES,
     PAUSED,
     PENDING,
@@ -98,7 +99,7 @@ def set_not_before(job_id: int, token: str, when: datetime) -> None:
 
 def queue_draft(job_id: int) -> bool:
     """draft -> queued, once the items exist."""
-    return _update(J.id == job_id, J.status == "draft", status=QUEUED) == 1
+    return _update(J.id == job_id, J.status == DRAFT, status=QUEUED) == 1
 
 
 def promote(job_id: int, now: datetime) -> bool:
@@ -142,7 +143,7 @@ def pause(job_id: int, reason: str) -> bool:
 
 def cancel(job_id: int, now: datetime) -> bool:
     """draft|scheduled|queued|running|paused -> cancelled; in-flight sends still record."""
-    return _update(J.id == job_id, J.status.in_(("draft", SCHEDULED) + ACTIVE), status=CANCELLED,
+    return _update(J.id == job_id, J.status.in_((DRAFT, SCHEDULED) + ACTIVE), status=CANCELLED,
                    active_slot=None, finished_at=now) == 1
 
 
