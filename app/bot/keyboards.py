@@ -5,7 +5,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton,
 
 from app.bot.callback_data import build
 from app.models.audience import AUDIENCES, MEMBER_AUDIENCES
-from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL
+from app.models.broadcast import FINAL_STATUSES, PAUSED, QUEUED, RUNNING, TERMINAL
 from app.services.broadcast.send_time import PRESETS
 from app.services.broadcast.status import Offers
 from app.settings_schema import DEFS, format_value
@@ -69,7 +69,7 @@ def job_list(lang: str, statuses: list[dict]) -> dict:
     """Return one button per job, "📢 #id — status — done/total" (an unsend/edit names its source), to its view."""
     rows = []
     for s in statuses:
-        done = s["sent"] + s["failed"] + s["skipped"] + s["unknown"] + s.get("gone", 0) + s.get("too_old", 0)
+        done = sum(s.get(status, 0) for status in FINAL_STATUSES)
         label = t(f"job_row_{s.get('kind', 'send')}", lang, id=s["id"], source=s.get("source_job_id"),
                   status=t(f"status_{s['status']}", lang), done=done, total=s["total"])
         rows.append([(label, build("job_view", s["id"]))])

@@ -46,6 +46,7 @@ Item states (app.repository.broadcast_items):
   sending -> gone | too_old   (action jobs) outcomes of a delete or edit
 """
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import (
     BigInteger,
@@ -65,17 +66,58 @@ from app.extensions import db
 from app.models.audience import AUDIENCES  # noqa: F401  (re-exported: callers import it from here)
 from app.models.base import MYSQL_TABLE_ARGS, BigId, PreciseDateTime
 
-DRAFT, QUEUED, RUNNING, PAUSED = "draft", "queued", "running", "paused"
-SCHEDULED = "scheduled"
-COMPLETED, CANCELLED = "completed", "cancelled"
-TERMINAL = (COMPLETED, CANCELLED)
-ACTIVE = (QUEUED, RUNNING, PAUSED)
 
-PENDING, SENDING, SENT = "pending", "sending", "sent"
-ITEM_FAILED, SKIPPED, UNKNOWN = "failed", "skipped", "unknown"
+class JobStatus(StrEnum):
+    """A job's status (its value is what the database stores): terminal never changes, active is in line to send."""
 
-# Action items only: the copy was already gone, or older than Telegram lets a bot delete (48 h).
-GONE, TOO_OLD = "gone", "too_old"
+    DRAFT = "draft", False, False
+    SCHEDULED = "scheduled", False, False
+    QUEUED = "queued", False, True
+    RUNNING = "running", False, True
+    PAUSED = "paused", False, True
+    COMPLETED = "completed", True, False
+    CANCELLED = "cancelled", True, False
+
+    def __new__(cls, value: str, terminal: bool, active: bool):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.terminal = terminal
+        member.active = active
+        return member
+
+
+DRAFT, QUEUED, RUNNING, PAUSED = JobStatus.DRAFT, JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.PAUSED
+SCHEDULED = JobStatus.SCHEDULED
+COMPLETED, CANCELLED = JobStatus.COMPLETED, JobStatus.CANCELLED
+TERMINAL = tuple(s for s in JobStatus if s.terminal)
+ACTIVE = tuple(s for s in JobStatus if s.active)
+
+
+class ItemStatus(StrEnum):
+    """An item's status (its value is what the database stores) and the job counter that counts it."""
+
+    PENDING = "pending", None
+    SENDING = "sending", None
+    SENT = "sent", "sent_count"
+    FAILED = "failed", "failed_count"
+    SKIPPED = "skipped", "skipped_count"
+    UNKNOWN = "unknown", "unknown_count"
+    # Action items only: the copy was already gone, or older than Telegram lets a bot delete (48 h).
+    GONE = "gone", "gone_count"
+    TOO_OLD = "too_old", "too_old_count"
+
+    def __new__(cls, value: str, counter: str | None):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.counter = counter  # the BroadcastJob column; None while the item is not final
+        return member
+
+
+PENDING, SENDING, SENT = ItemStatus.PENDING, ItemStatus.SENDING, ItemStatus.SENT
+ITEM_FAILED, SKIPPED, UNKNOWN = ItemStatus.FAILED, ItemStatus.SKIPPED, ItemStatus.UNKNOWN
+GONE, TOO_OLD = ItemStatus.GONE, ItemStatus.TOO_OLD
+# The statuses an item ends in: each one counted by its own job counter.
+FINAL_STATUSES = tuple(s for s in ItemStatus if s.counter)
 
 CONTENT_COPY, CONTENT_TEXT, CONTENT_ALBUM = "copy", "text", "album"
 # What a job does to its recipients: send the message, or act on the copies another job sent.
@@ -144,8 +186,7 @@ class BroadcastJob(db.Model):
     @property
     def processed_count(self) -> int:
         """Items with a final outcome."""
-        return (self.sent_count + self.failed_count + self.skipped_count + self.unknown_count
-                + self.gone_count + self.too_old_count)
+        return sum(getattr(self, s.counter) for s in FINAL_STATUSES)
 
     @property
     def pending_count(self) -> int:

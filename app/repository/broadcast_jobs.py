@@ -20,6 +20,8 @@ from app.models.broadcast import (
     ACTIVE,
     CANCELLED,
     COMPLETED,
+    DRAFT,
+    FINAL_STATUSES,
     PAUSED,
     PENDING,
     QUEUED,
@@ -29,6 +31,7 @@ from app.models.broadcast import (
     TERMINAL,
     BroadcastJob,
     BroadcastJobItem,
+    ItemStatus,
 )
 
 J = BroadcastJob
@@ -71,14 +74,15 @@ def release_lease(job_id: int, token: str) -> None:
     _update(J.id == job_id, J.lease_token == token, lease_token=None, lease_expires_at=None)
 
 
-def add_counts(job_id: int, *, sent=0, failed=0, skipped=0, unknown=0, gone=0, too_old=0) -> None:
-    """Move counters by atomic increments, never read-modify-write."""
+def add_counts(job_id: int, **by_status: int) -> None:
+    """Move the counters of final item statuses (sent=3, failed=-1) by atomic increments, never read-modify-write."""
     values = {}
-    for name, n, col in (("sent_count", sent, J.sent_count), ("failed_count", failed, J.failed_count),
-                         ("skipped_count", skipped, J.skipped_count), ("unknown_count", unknown, J.unknown_count),
-                         ("gone_count", gone, J.gone_count), ("too_old_count", too_old, J.too_old_count)):
+    for status, n in by_status.items():
+        counter = ItemStatus(status).counter
+        if counter is None:
+            raise ValueError(f"no counter for item status {status!r}")
         if n:
-            values[name] = col + n
+            values[counter] = getattr(J, counter) + n
     if values:
         _update(J.id == job_id, **values)
 
@@ -95,7 +99,7 @@ def set_not_before(job_id: int, token: str, when: datetime) -> None:
 
 def queue_draft(job_id: int) -> bool:
     """draft -> queued, once the items exist."""
-    return _update(J.id == job_id, J.status == "draft", status=QUEUED) == 1
+    return _update(J.id == job_id, J.status == DRAFT, status=QUEUED) == 1
 
 
 def promote(job_id: int, now: datetime) -> bool:
@@ -139,7 +143,7 @@ def pause(job_id: int, reason: str) -> bool:
 
 def cancel(job_id: int, now: datetime) -> bool:
     """draft|scheduled|queued|running|paused -> cancelled; in-flight sends still record."""
-    return _update(J.id == job_id, J.status.in_(("draft", SCHEDULED) + ACTIVE), status=CANCELLED,
+    return _update(J.id == job_id, J.status.in_((DRAFT, SCHEDULED) + ACTIVE), status=CANCELLED,
                    active_slot=None, finished_at=now) == 1
 
 
@@ -185,8 +189,7 @@ def pending_ahead() -> list[tuple[bool, str, str, str | None, int]]:
     Items left are what processed_count does not count yet (an action job's
     gone and too_old items are done too): a new job waits for them.
     """
-    left = (J.total_count - J.sent_count - J.failed_count - J.skipped_count - J.unknown_count
-            - J.gone_count - J.too_old_count)
+    left = J.total_count - sum(getattr(J, s.counter) for s in FINAL_STATUSES)
     rows = db.session.execute(select(J.paid, J.kind, J.content_type, J.source_message_ids, left)
                               .where(J.status.in_((QUEUED, RUNNING))))
     return [(bool(paid), kind, content_type, ids, max(int(n or 0), 0)) for paid, kind, content_type, ids, n in rows]

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 
 from app.extensions import db
-from app.models.broadcast import QUEUED, SCHEDULED, BroadcastJob
+from app.models.broadcast import DRAFT, QUEUED, SCHEDULED, BroadcastJob
 
 J = BroadcastJob
 
@@ -26,7 +26,7 @@ def _update(*where, **values) -> int:
 
 def schedule_draft(job_id: int, send_at: datetime) -> bool:
     """draft -> scheduled, once the items exist."""
-    return _update(J.id == job_id, J.status == "draft", status=SCHEDULED, send_at=send_at) == 1
+    return _update(J.id == job_id, J.status == DRAFT, status=SCHEDULED, send_at=send_at) == 1
 
 
 def retime(job_id: int, send_at: datetime) -> bool:

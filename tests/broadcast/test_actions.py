@@ -225,7 +225,7 @@ def test_classify_action_maps_telegrams_answers_to_honest_outcomes():
     assert oc.classify_action(BadRequest("deleteMessage", "Bad Request: message can't be deleted")).kind == oc.TOO_OLD
     assert oc.classify_action(BadRequest("deleteMessage", "Bad Request: message is not modified: same")).kind == oc.SENT
     # An unknown outcome is safe to repeat: back to pending, done again later.
-    assert oc.classify_action(UnknownOutcome("deleteMessage", "timed out")).returns_to_pending
+    assert oc.classify_action(UnknownOutcome("deleteMessage", "timed out")).kind.status is None
     assert oc.classify_action(Forbidden("deleteMessage", "Forbidden: bot was blocked by the user")).kind == oc.SKIPPED
     assert oc.classify_action(BadRequest("deleteMessage", "Bad Request: something else")).kind == oc.FAILED
 

@@ -33,7 +33,7 @@ def test_classify(exc, kind, systemic, back):
     outcome = oc.classify(exc)
     assert outcome.kind == kind
     assert outcome.systemic is systemic
-    assert outcome.returns_to_pending is back
+    assert (outcome.kind.status is None) is back
 
 
 def test_blocked_users_are_flagged_and_rate_limits_carry_their_wait():

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
+from app.models.broadcast import ItemStatus
 from app.telegram.errors import (
     BadRequest,
     Forbidden,
@@ -15,17 +17,40 @@ from app.telegram.errors import (
     is_recipient_error,
 )
 
-SENT = "sent"
-SKIPPED = "skipped"          # about the recipient: blocked, deactivated, chat not found
-FAILED = "failed"            # Telegram refused this message; never retried in the loop
-UNKNOWN = "unknown"          # sent, no verdict: may have been delivered, never re-sent
-RATE_LIMITED = "rate_limited"  # not sent: back to pending, later pumps wait out not_before
-NOT_SENT = "not_sent"        # never left (network down): back to pending
-BOT_ERROR = "bot_error"      # the token is refused: back to pending, the job pauses
-OUT_OF_BUDGET = "out_of_budget"  # our own pacer had no slot before the deadline: back to pending
-HELD = "held"                # a 429 seen by another process covers its slot: back to pending, go on
-GONE = "gone"                # action jobs: the copy to delete or edit no longer exists
-TOO_OLD = "too_old"          # action jobs: older than 48 hours, Telegram refuses to delete it
+
+class OutcomeKind(StrEnum):
+    """What one send's answer means: the item status it ends in (None: back to pending) and the breaker."""
+
+    SENT = "sent", ItemStatus.SENT, False
+    SKIPPED = "skipped", ItemStatus.SKIPPED, False  # about the recipient: blocked, deactivated, chat not found
+    FAILED = "failed", ItemStatus.FAILED, True     # Telegram refused this message; never retried in the loop
+    UNKNOWN = "unknown", ItemStatus.UNKNOWN, True  # sent, no verdict: may have been delivered, never re-sent
+    RATE_LIMITED = "rate_limited", None, False     # not sent: back to pending, later pumps wait out not_before
+    NOT_SENT = "not_sent", None, False             # never left (network down): back to pending
+    BOT_ERROR = "bot_error", None, False           # the token is refused: back to pending, the job pauses
+    OUT_OF_BUDGET = "out_of_budget", None, False   # our own pacer had no slot before the deadline: back to pending
+    HELD = "held", None, False                     # a 429 seen by another process covers its slot: pending, go on
+    GONE = "gone", ItemStatus.GONE, False          # action jobs: the copy to delete or edit no longer exists
+    TOO_OLD = "too_old", ItemStatus.TOO_OLD, False  # action jobs: older than 48 hours, Telegram refuses to delete it
+
+    def __new__(cls, value: str, status: ItemStatus | None, breaker: bool):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.status = status    # the item's final status; None: certainly not sent, back to pending
+        member.breaker = breaker  # a failure that says nothing about the recipient counts toward the breaker
+        return member
+
+    @property
+    def clears_streak(self) -> bool:
+        """True when the answer is final and not the bot's failure (it ends a breaker streak)."""
+        return self.status is not None and not self.breaker
+
+
+SENT, SKIPPED, FAILED, UNKNOWN = OutcomeKind.SENT, OutcomeKind.SKIPPED, OutcomeKind.FAILED, OutcomeKind.UNKNOWN
+RATE_LIMITED, NOT_SENT, BOT_ERROR = OutcomeKind.RATE_LIMITED, OutcomeKind.NOT_SENT, OutcomeKind.BOT_ERROR
+OUT_OF_BUDGET, HELD = OutcomeKind.OUT_OF_BUDGET, OutcomeKind.HELD
+GONE, TOO_OLD = OutcomeKind.GONE, OutcomeKind.TOO_OLD
+
 # Telegram's answers that say a copy cannot be acted on (matched in lower case).
 GONE_PHRASES = ("message to delete not found", "message to edit not found")
 TOO_OLD_PHRASES = ("message can't be deleted",)
@@ -35,7 +60,7 @@ TOO_OLD_PHRASES = ("message can't be deleted",)
 class Outcome:
     """What happened to one send."""
 
-    kind: str
+    kind: OutcomeKind
     error: str | None = None
     retry_after: float = 0.0
     blocked: bool = False
@@ -49,12 +74,7 @@ class Outcome:
     @property
     def systemic(self) -> bool:
         """True when the failure says nothing about the recipient (counts toward the breaker)."""
-        return self.kind in (FAILED, UNKNOWN) and not self.personal
-
-    @property
-    def returns_to_pending(self) -> bool:
-        """True when the message certainly did not go out."""
-        return self.kind in (RATE_LIMITED, NOT_SENT, BOT_ERROR, OUT_OF_BUDGET, HELD)
+        return self.kind.breaker and not self.personal
 
 
 OK = Outcome(SENT)

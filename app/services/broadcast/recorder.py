@@ -24,15 +24,12 @@ from app.extensions import db
 from app.models.broadcast import (
     ACTION_KINDS,
     CONTENT_TEXT,
-    GONE,
     ITEM_FAILED,
     KIND_EDIT,
     PENDING,
     SENT,
-    SKIPPED,
-    TOO_OLD,
-    UNKNOWN,
     BroadcastJob,
+    ItemStatus,
 )
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
@@ -46,9 +43,6 @@ from app.telegram.client import LOW
 from app.texts import t
 
 log = logging.getLogger(__name__)
-FINAL_STATUS = {oc.SKIPPED: SKIPPED, oc.FAILED: ITEM_FAILED, oc.UNKNOWN: UNKNOWN, oc.GONE: GONE, oc.TOO_OLD: TOO_OLD}
-COUNTER = {SENT: "sent", ITEM_FAILED: "failed", SKIPPED: "skipped", UNKNOWN: "unknown", GONE: "gone",
-           TOO_OLD: "too_old"}
 
 
 @dataclass
@@ -190,8 +184,8 @@ class Recorder:
                 plan.sent.append((item_id, outcome.message_id))
                 if outcome.message_ids:
                     plan.parts[item_id] = outcome.message_ids
-            elif kind in FINAL_STATUS:
-                plan.finals[(FINAL_STATUS[kind], outcome.error or "")].append(item_id)
+            elif kind.status is not None:
+                plan.finals[(kind.status, outcome.error or "")].append(item_id)
             else:
                 plan.back.append(item_id)
             if kind != oc.SENT and kind != oc.UNKNOWN:
@@ -210,17 +204,17 @@ class Recorder:
     def _write(self, plan: Plan) -> None:
         """Write one plan; counters move by the rows really changed, so a replay adds nothing."""
         now = self.p.now()
-        counts: dict[str, int] = defaultdict(int)
+        counts: dict[ItemStatus, int] = defaultdict(int)
         if self.action:  # the item keeps the id of the copy it acted on
-            counts["sent"] += items.set_done([item_id for item_id, _ in plan.sent], now)
+            counts[SENT] += items.set_done([item_id for item_id, _ in plan.sent], now)
         else:
-            counts["sent"] += items.set_sent(plan.sent, now, plan.parts)
+            counts[SENT] += items.set_sent(plan.sent, now, plan.parts)
         for (status, error), ids in plan.finals.items():
-            counts[COUNTER[status]] += items.set_final(ids, status, now, error)
+            counts[status] += items.set_final(ids, status, now, error)
         items.set_final(plan.back, PENDING, now)
         reopened = items.reopen_failed(plan.reopen)
         if reopened:
-            counts["failed"] -= reopened
+            counts[ITEM_FAILED] -= reopened
         jobs_repo.add_counts(self.job_id, **counts)
         items.block_users(plan.blocked, now)
         if plan.not_before is not None:
@@ -236,7 +230,7 @@ class Recorder:
 
     def _judge(self, item_id: int, outcome, retry_after: float) -> float:
         """Update the error streak and stop reasons for one outcome; return the longest retry_after."""
-        if outcome.kind in (oc.SENT, oc.SKIPPED, oc.GONE, oc.TOO_OLD):
+        if outcome.kind.clears_streak:
             self.streak, self.streak_failed = 0, []
         elif outcome.systemic:
             self.streak += 1
