@@ -46,7 +46,7 @@ Item states (app.repository.broadcast_items):
   sending -> gone | too_old   (action jobs) outcomes of a delete or edit
 """
 from datetime import datetime
-from enum import StrEnum
+from enum import Enum
 
 from sqlalchemy import (
     BigInteger,
@@ -67,7 +67,17 @@ from app.models.audience import AUDIENCES  # noqa: F401  (re-exported: callers i
 from app.models.base import MYSQL_TABLE_ARGS, BigId, PreciseDateTime
 
 
-class JobStatus(StrEnum):
+class StrValueEnum(str, Enum):
+    """A str enum that prints and formats as its stored value on every Python >= 3.10 (enum.StrEnum is 3.11+)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class JobStatus(StrValueEnum):
     """A job's status (its value is what the database stores): terminal never changes, active is in line to send."""
 
     DRAFT = "draft", False, False
@@ -93,7 +103,7 @@ TERMINAL = tuple(s for s in JobStatus if s.terminal)
 ACTIVE = tuple(s for s in JobStatus if s.active)
 
 
-class ItemStatus(StrEnum):
+class ItemStatus(StrValueEnum):
     """An item's status (its value is what the database stores) and the job counter that counts it."""
 
     PENDING = "pending", None

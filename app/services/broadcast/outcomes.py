@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import StrEnum
 
-from app.models.broadcast import ItemStatus
+from app.models.broadcast import ItemStatus, StrValueEnum
 from app.telegram.errors import (
     BadRequest,
     Forbidden,
@@ -18,7 +17,7 @@ from app.telegram.errors import (
 )
 
 
-class OutcomeKind(StrEnum):
+class OutcomeKind(StrValueEnum):
     """What one send's answer means: the item status it ends in (None: back to pending) and the breaker."""
 
     SENT = "sent", ItemStatus.SENT, False
