@@ -311,7 +311,7 @@ def test_a_replayed_action_plan_changes_no_row_and_no_counter(app, simulator):
     job = actions.unsend_job(source, settings=settings)
     client = get_client(settings)
     p = Pump(job.id, 30, settings, client, new_outbox(client), time.monotonic, time.sleep)
-    assert p.acquire()
+    assert p.lease.acquire()
     recorder = Recorder(p, reload(job.id), window=2)
     batch = recorder.step([], 2, 0)
     done = [(item_id, user_id, outcomes.OK) for item_id, user_id in batch]
@@ -321,7 +321,7 @@ def test_a_replayed_action_plan_changes_no_row_and_no_counter(app, simulator):
     recorder.step(done, 0, 0)
     assert counters(job.id) == dict(total=2, sent=2, gone=0, too_old=0, skipped=0, failed=0, unknown=0, pending=0)
     assert assert_consistent(job.id) == {"sent": 2}
-    p.release()
+    p.lease.release()
 
 
 def test_an_album_edit_with_first_name_greets_each_recipient_in_the_caption(app, simulator):

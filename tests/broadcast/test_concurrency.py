@@ -76,7 +76,7 @@ def test_a_stalled_pump_is_fenced_off_after_its_lease_expires(app, simulator):
     job_id = create_text_job(settings=FAST).id
     client = get_client(FAST)
     stalled = Pump(job_id, 30, FAST, client, new_outbox(client), time.monotonic, time.sleep)
-    assert stalled.acquire()
+    assert stalled.lease.acquire()
     recorder = Recorder(stalled, reload(job_id), window=4)
     in_flight = recorder.step([], 3, 0)
     assert len(in_flight) == 3

@@ -5,10 +5,8 @@ import logging
 import sys
 import threading
 import time
-import uuid
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from functools import partial
 
 from sqlalchemy import select
@@ -17,10 +15,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
-from app.repository.db_clock import DbClock
 from app.services.broadcast import greeting, schedule, text_rules
 from app.services.broadcast import jobs as jobs_service
 from app.services.broadcast.content import action_params, message_params, target_params
+from app.services.broadcast.lease import Lease
 from app.services.broadcast.outcomes import (
     HELD_BACK,
     classify,
@@ -34,7 +32,6 @@ from app.services.broadcast.status import job_status
 from app.services.broadcast.stops import JOB_ENDED, Stop
 from app.services.settings import load_settings
 from app.services.telegram_budget import send_slots, span_for
-from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
 from app.texts import lang_of
 
 log = logging.getLogger(__name__)
@@ -95,72 +92,16 @@ class Pump:
         self.clock, self.sleep = clock, sleep
         self.started = clock()
         self.deadline = self.started + max_seconds
-        self.token = uuid.uuid4().hex
+        self.lease = Lease(job_id, clock, sleep)
         self.stop: Stop | None = None
         self.engine = db.engine
-        self.db_clock: DbClock | None = None
         self._halted = threading.Event()
-        # Read here, not at import, so tests can shorten them.
-        self.ttl, self.heartbeat = LEASE_TTL_SECONDS, LEASE_HEARTBEAT_SECONDS
-        self.renewed_at = self.started
         self.recorder: Recorder | None = None
         self.slots: list[tuple[float, float]] = []
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.cost = self.span = 1
         self.outbox_worker = False
         self.action = False  # an unsend or edit job (set by run)
-
-    def now(self) -> datetime:
-        """Return the database's UTC time: leases and retry_after are shared by every server."""
-        if self.db_clock is None:
-            self.db_clock = DbClock(self.clock)
-        return self.db_clock.now()
-
-    def fence(self, *, require_running: bool) -> bool:
-        """Renew our lease as the first statement of a write transaction."""
-        ok = jobs_repo.fence(self.job_id, self.token, self.now(), self.ttl, require_running=require_running)
-        if ok:
-            self.renewed_at = self.clock()
-        return ok
-
-    def keep_lease(self) -> None:
-        """Renew the lease if a heartbeat is due (while this thread waits on sends or a 429)."""
-        if self.recorder is not None and self.clock() - self.renewed_at >= self.heartbeat:
-            self.recorder.heartbeat()
-
-    def pause_for(self, seconds: float) -> None:
-        """Sleep, renewing the lease every heartbeat: the lease only covers gaps between renewals."""
-        end = self.clock() + seconds
-        while (left := end - self.clock()) > 0:
-            self.sleep(min(left, self.heartbeat))
-            self.keep_lease()
-
-    def wait_some(self, futures, timeout: float) -> None:
-        """Wait until one of futures finishes or timeout passes, keeping the lease meanwhile."""
-        end = self.clock() + timeout
-        while futures and (left := end - self.clock()) > 0:
-            finished, _ = wait(futures, timeout=min(left, self.heartbeat), return_when=FIRST_COMPLETED)
-            if finished:
-                return
-            self.keep_lease()
-
-    def acquire(self) -> bool:
-        """Take the lease and turn a dead pump's in-flight items into unknown."""
-        if not jobs_repo.acquire_lease(self.job_id, self.token, self.now(), self.ttl):
-            db.session.commit()
-            return False
-        jobs_service.expire_orphans(self.job_id)
-        db.session.commit()
-        return True
-
-    def release(self) -> None:
-        """Give the lease back (no-op if it was taken over)."""
-        try:
-            jobs_repo.release_lease(self.job_id, self.token)
-            db.session.commit()
-        except Exception:  # the next pump simply waits for the lease to expire
-            db.session.rollback()
-            log.exception("could not release the lease of job %s", self.job_id)
 
     def halt(self) -> None:
         """The job stopped running (cancel/pause): no send of this pump starts any more."""
@@ -199,13 +140,13 @@ class Pump:
         """Honour a 429's not_before: sleep if it ends within the budget, else stop."""
         if not job.not_before:
             return True
-        wait_s = (job.not_before - self.now()).total_seconds()
+        wait_s = (job.not_before - self.lease.now()).total_seconds()
         if wait_s <= 0:
             return True
         if self.clock() + wait_s >= self.deadline - 0.5:
             self.stop = Stop.NOT_BEFORE
             return False
-        self.pause_for(wait_s)
+        self.lease.pause_for(wait_s)
         return True
 
     def send(self, method: str, params: dict, user_id: int, slot: tuple[float, float] | None = None):
@@ -308,12 +249,12 @@ class Pump:
     def _wait_rate_slot(self, limiter) -> bool:
         """Wait for one slot of this pump's own rate, keeping the lease; False when the budget ends first."""
         # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
-        while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
+        while not limiter.acquire(min(self.deadline, self.clock() + self.lease.heartbeat)):
             left = self.deadline - self.clock()
             if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
                 self.stop = self.stop or Stop.BUDGET
                 return False
-            self.keep_lease()
+            self.lease.keep()
             if self.stop:
                 return False
         return True
@@ -340,7 +281,7 @@ class Pump:
             if left <= DUE_GRACE_SECONDS or wait_s >= left:
                 self.stop = self.stop or Stop.BUDGET
                 return 0
-            self.pause_for(min(max(wait_s - SLOT_HORIZON, 0.01), left))
+            self.lease.pause_for(min(max(wait_s - SLOT_HORIZON, 0.01), left))
             if self.stop:
                 return 0
 
@@ -389,6 +330,7 @@ class Pump:
         self.span = span_for(self.cost)  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
+        self.lease.renew = recorder.heartbeat
         db.session.commit()
         if not self.wait_not_before(job):
             return
@@ -409,7 +351,7 @@ class Pump:
                 if want > 0 and in_flight and self.slot_wait() > RECORD_WHILE_WAITING:
                     # Record sends that finish while we wait for the next slot, so
                     # 'sending' holds only requests really in flight.
-                    self.wait_some(list(in_flight), self.slot_wait())
+                    self.lease.wait_some(list(in_flight), self.slot_wait())
                     finished = [f for f in in_flight if f.done()]
                     done += [(*in_flight.pop(f), f.result()) for f in finished]
                     if done:
@@ -431,7 +373,7 @@ class Pump:
                         self.stop = recorder.idle_reason() if recorder.drained else Stop.BUDGET
                     break
                 if len(in_flight) >= window or not more:
-                    self.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
+                    self.lease.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
                     if window >= GATHER_MIN_WINDOW and not self.stop:
                         self.sleep(GATHER_SECONDS)  # let a few more finish so one commit records them
         recorder.settle()
@@ -463,7 +405,7 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
     own_outbox = outbox is None
     outbox = outbox or new_outbox(client)
     p = Pump(job_id, max_seconds, settings, client, outbox, clock, sleep)
-    if not p.acquire():
+    if not p.lease.acquire():
         return _result(p, False, Stop.LEASE_MISS, 0)
     if own_outbox:
         # Progress edits and alerts go out from the outbox's own thread, so the
@@ -480,7 +422,7 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
         raise
     finally:
         processed = getattr(p, "processed", 0)
-        p.release()
+        p.lease.release()
         if own_outbox:
             # The summary and last edit get what is left of the budget (a
             # moment at least); never more, so the caller's bound holds.
