@@ -13,8 +13,8 @@ from app.models import BroadcastJob, BroadcastJobItem
 from app.models.broadcast import COMPLETED, KIND_EDIT, KIND_UNSEND
 from app.services import audit
 from app.services.broadcast import actions, jobs, retry
+from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import summary_text
-from app.services.broadcast.pump import pump
 from app.services.broadcast.status import job_status
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
 

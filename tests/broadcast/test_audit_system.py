@@ -1,7 +1,7 @@
 """The engine's own pauses are audited as "system" in their transaction, and alert every admin once."""
 from app.models.user import CHANNEL_MEMBER
 from app.services import audit
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.factories import create_user

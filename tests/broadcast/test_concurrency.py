@@ -12,7 +12,8 @@ import pytest
 from app import create_app
 from app.extensions import db
 from app.services.broadcast import outcomes
-from app.services.broadcast.pump import Pump, pump
+from app.services.broadcast.drain import pump
+from app.services.broadcast.pump import Pump
 from app.services.broadcast.recorder import Recorder
 from app.services.telegram_factory import get_client, new_outbox
 from tests.broadcast.helpers import (

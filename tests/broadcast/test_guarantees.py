@@ -18,7 +18,7 @@ from app.repository.broadcast_items import tallies
 from app.repository.db_clock import db_utcnow
 from app.services import telegram_factory
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump, pump_all
+from app.services.broadcast.drain import pump, pump_all
 from app.services.broadcast.runner import run_interactive
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.dbutil import is_mysql
