@@ -89,7 +89,7 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
         log.exception("pump of job %s stopped by an error", job_id)
         raise
     finally:
-        processed = getattr(p, "processed", 0)
+        processed = p.processed
         p.lease.release()
         if own_outbox:
             # The summary and last edit get what is left of the budget (a

@@ -51,7 +51,12 @@ NO_TEXT = "there is no text in the message to edit"
 
 
 class Pump:
-    """State of one pump call; the thread pool sends, this thread does all database work."""
+    """State of one pump call: this thread claims and records (through the Recorder), the pool's threads send.
+
+    A send thread still reaches the database itself: it books its bot-wide
+    slot (again, when it woke late) and, before retrying after a 429, reads
+    the job's status on its own connection (may_retry).
+    """
 
     def __init__(self, job_id: int, max_seconds: float, settings: dict, client, outbox, clock, sleep):
         self.job_id, self.settings, self.client, self.outbox = job_id, settings, client, outbox
@@ -281,6 +286,11 @@ class Pump:
         except ValueError:  # HTML the checks before sending never let through: Telegram answers for it
             return None
         return too_long_for(length, limit) if length > limit else None
+
+    @property
+    def processed(self) -> int:
+        """Return how many outcomes this pump recorded (0 before its Recorder exists)."""
+        return self.recorder.processed if self.recorder is not None else 0
 
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""

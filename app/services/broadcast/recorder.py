@@ -68,7 +68,7 @@ class Plan:
 
 
 class Recorder:
-    """Owns the claimed queue and every write a pump makes."""
+    """Owns the claimed queue and every write of the dispatch loop (the lease's take and release are the Lease's)."""
 
     def __init__(self, pump, job: BroadcastJob, window: int):
         s = pump.settings
@@ -99,7 +99,7 @@ class Recorder:
         self.paused_here = False
         self.plans: list[Plan] = []
         self.db_error: SQLAlchemyError | None = None
-        pump.processed = 0
+        self.processed = 0  # outcomes this pump recorded (read by the pump for its result)
 
     def step(self, done: list, want: int, in_flight: int) -> list[tuple[int, int]]:
         """Record finished sends and mark up to `want` new items in flight, in one transaction."""
@@ -137,7 +137,7 @@ class Recorder:
         self.db_error = None
         self.charged += len(batch)
         for plan in self.plans:
-            self.p.processed += plan.recorded
+            self.processed += plan.recorded
             self.since_progress += plan.recorded
         self.plans = []
         self._after_commit()
