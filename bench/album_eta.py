@@ -40,9 +40,9 @@ COLUMNS = ["db", "parts", "recipients", "estimate_s", "old_estimate_s", "real_s"
 
 def run(db_kind: str, url: str, parts: int, users: int) -> dict:
     """Create one album job to every user and pump it to the end; return the row."""
+    from app.services.broadcast.drain import pump
     from app.services.broadcast.estimate import estimate_seconds, send_rate
     from app.services.broadcast.jobs import create_job
-    from app.services.broadcast.pump import pump
 
     settings = engine_settings()
     with Simulator(**jittered(80)) as sim, bound_app(url, sim.base_url):

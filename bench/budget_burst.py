@@ -64,7 +64,7 @@ def run_broadcast(kind: str, app, users: list[int], settings: dict, stop_at: flo
         out.update(alternatives.ptb_rate_limited(app.config["TELEGRAM_API_BASE_URL"], users,
                                                  stop_at - time.monotonic()))
         return
-    from app.services.broadcast.pump import pump_all
+    from app.services.broadcast.drain import pump_all
 
     with app.app_context():
         client = alone_client(settings) if kind == "engine-alone" else None

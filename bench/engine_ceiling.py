@@ -68,7 +68,7 @@ class NullClient:
 def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int) -> dict:
     """Create a job for every user and drain it with pump(); measure items/s and DB time."""
     from app.extensions import db
-    from app.services.broadcast.pump import pump
+    from app.services.broadcast.drain import pump
 
     settings = engine_settings(broadcast_rate_per_second=BYPASS_RATE, broadcast_concurrency=conc,
                                broadcast_batch_size=batch)

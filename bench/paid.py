@@ -45,7 +45,7 @@ def run(db_kind: str, url: str, args) -> tuple[dict, dict]:
     """Populate, then drain the job with pump() calls in this one process."""
     from app.extensions import db
     from app.repository.telegram_budget import budget_engine
-    from app.services.broadcast.pump import pump
+    from app.services.broadcast.drain import pump
 
     settings = engine_settings(broadcast_paid_enabled=True, broadcast_paid_rate_per_second=args.rate,
                                broadcast_paid_concurrency=args.concurrency)

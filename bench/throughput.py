@@ -71,7 +71,7 @@ def summarize(sim: Simulator, sender: str, latency: float, n: int, wall: float, 
 
 def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     """Create a job through create_job and drain it with pump_all() (cron's code) back to back."""
-    from app.services.broadcast.pump import pump_all
+    from app.services.broadcast.drain import pump_all
 
     # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 4 in flight.
     settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))

@@ -30,6 +30,7 @@ from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins, albums, audit
 from app.services.broadcast import greeting, jobs, runner
+from app.services.broadcast.content import url_button
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ def send_preview(ctx: BotContext, draft: dict) -> Future:
     Returns the queued send: it resolves to None when the preview was not delivered.
     """
     content = draft["content"]
-    markup = keyboards.url_button(draft.get("button_text"), draft.get("button_url"))
+    markup = url_button(draft.get("button_text"), draft.get("button_url"))
     if content.get("type") == CONTENT_ALBUM:
         return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
     if content["type"] == "text":  # a personal greeting: rendered with the admin's own name

@@ -52,13 +52,6 @@ def scheduled_job(lang: str, job_id: int) -> dict:
                     [(t("btn_cancel_job", lang), build("cancel_job", job_id))]])
 
 
-def url_button(text: str | None, url: str | None) -> dict | None:
-    """Return the broadcast's link button, or None when it has none."""
-    if not text or not url:
-        return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(text, url=url)]]).to_dict()
-
-
 def settings_menu(values: dict) -> dict:
     """Return one button per setting showing its current value."""
     rows = [[(f"{key} = {format_value(values[key])}", build("edit_setting", key))] for key in DEFS]

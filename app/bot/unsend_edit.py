@@ -20,6 +20,7 @@ from app.bot.drafts import MEDIA_KINDS
 from app.models.broadcast import KIND_EDIT, KIND_UNSEND, BroadcastJob
 from app.services import admins, audit
 from app.services.broadcast import actions, greeting, jobs, runner, text_rules
+from app.services.broadcast.content import url_button
 
 log = logging.getLogger(__name__)
 STEP_UNSEND1, STEP_UNSEND2 = "act:unsend1", "act:unsend2"
@@ -127,7 +128,7 @@ def _preview(ctx: BotContext, source: BroadcastJob, text: str) -> None:
     if text_rules.visible_length(sample) > text_rules.TEXT_LIMIT:
         sample = greeting.render(text, None, ctx.lang)  # a name too long for one message: the fallback fits
     ctx.outbox.send(ctx.chat_id, sample, parse_mode="HTML",
-                    reply_markup=keyboards.url_button(source.button_text, source.button_url))
+                    reply_markup=url_button(source.button_text, source.button_url))
 
 
 def _refuse_text(ctx: BotContext, exc: text_rules.TextRefused) -> None:

@@ -9,8 +9,8 @@ from app.models import User
 from app.models.user import CHANNEL_MEMBER
 from app.services import audit
 from app.services.broadcast import jobs
+from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import format_duration
-from app.services.broadcast.pump import pump
 from app.services.broadcast.status import job_status
 from app.services.settings import set_setting
 from app.texts import t

@@ -12,7 +12,7 @@ from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.services import audit
 from app.services.broadcast import export, jobs
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.texts import t
 from tests.bot.test_history import trail, view_of
 from tests.bot.wizard import all_jobs, buttons, last_answer, offered, press, tap, texts_to

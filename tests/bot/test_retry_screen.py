@@ -6,7 +6,7 @@ import pytest
 from app.clock import utcnow
 from app.services import audit
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.services.settings import set_setting
 from app.texts import t
 from tests.bot.test_history import view_of

@@ -4,7 +4,7 @@ import pytest
 from app.models.broadcast import KIND_EDIT, KIND_UNSEND
 from app.services import audit
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.simulator.updates import message_update
 from app.texts import t
 from tests.bot.test_history import trail, view_of

@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from app.services.broadcast import pump as pump_module
+from app.services.broadcast import drain
 from app.simulator.updates import message_update
 from app.texts import t
 from tests.bot.test_wizard_album_e2e import albums_in
@@ -48,7 +48,7 @@ def test_album_previews_during_a_broadcast_cost_no_429_and_a_failed_preview_offe
 
     def run_broadcast() -> None:
         with app.app_context():
-            done.append(pump_module.pump(job.id, 40).stop)
+            done.append(drain.pump(job.id, 40).stop)
 
     worker = threading.Thread(target=run_broadcast)
     worker.start()

@@ -13,8 +13,8 @@ from app.models import BroadcastJob, BroadcastJobItem
 from app.models.broadcast import COMPLETED, KIND_EDIT, KIND_UNSEND
 from app.services import audit
 from app.services.broadcast import actions, jobs, retry
+from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import summary_text
-from app.services.broadcast.pump import pump
 from app.services.broadcast.status import job_status
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
 
@@ -313,7 +313,7 @@ def test_a_replayed_action_plan_changes_no_row_and_no_counter(app, simulator):
     job = actions.unsend_job(source, settings=settings)
     client = get_client(settings)
     p = Pump(job.id, 30, settings, client, new_outbox(client), time.monotonic, time.sleep)
-    assert p.acquire()
+    assert p.lease.acquire()
     recorder = Recorder(p, reload(job.id), window=2)
     batch = recorder.step([], 2, 0)
     done = [(item_id, user_id, outcomes.OK) for item_id, user_id in batch]
@@ -323,7 +323,7 @@ def test_a_replayed_action_plan_changes_no_row_and_no_counter(app, simulator):
     recorder.step(done, 0, 0)
     assert counters(job.id) == dict(total=2, sent=2, gone=0, too_old=0, skipped=0, failed=0, unknown=0, pending=0)
     assert assert_consistent(job.id) == {"sent": 2}
-    p.release()
+    p.lease.release()
 
 
 def test_an_album_edit_with_first_name_greets_each_recipient_in_the_caption(app, simulator):

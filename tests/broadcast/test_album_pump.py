@@ -6,7 +6,8 @@ import pytest
 from app.extensions import db
 from app.models import BroadcastJobItem
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import message_params, pump
+from app.services.broadcast.content import message_params
+from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_users, engine_settings, reload
 
 FAST = engine_settings(broadcast_rate_per_second=28)

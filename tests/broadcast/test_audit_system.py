@@ -1,7 +1,7 @@
 """The engine's own pauses are audited as "system" in their transaction, and alert every admin once."""
 from app.models.user import CHANNEL_MEMBER
 from app.services import audit
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.factories import create_user
@@ -40,7 +40,7 @@ def test_a_pause_the_engine_lost_to_an_admin_is_neither_audited_nor_alerted(app,
     settings = engine_settings()
     job = create_text_job(settings=settings)
     p = Pump(job.id, 5, settings, get_client(settings), new_outbox(get_client(settings)), lambda: 0.0, lambda s: None)
-    assert p.acquire()
+    assert p.lease.acquire()
     recorder = Recorder(p, reload(job.id), 1)
     assert jobs.pause_job(job.id, "by hand", actor="admin:1001")
     recorder.paused_reason = "breaker"

@@ -9,7 +9,7 @@ import pytest
 
 from app.repository.broadcast_items import tallies
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.telegram.client import TelegramClient
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.broadcast.scripted_api import BLOCKED, SYSTEMIC, ScriptedApi

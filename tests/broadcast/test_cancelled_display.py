@@ -23,7 +23,7 @@ PENDING_LINE = {"fa": "⏳ باقیمانده: {n}", "en": "⏳ Pending: {n}"}
 
 def cancelled_after_some_sends(n: int = 10, sent: int = 4) -> int:
     """A job of n recipients, `sent` of them delivered, then cancelled; return its id."""
-    from app.services.broadcast.pump import pump
+    from app.services.broadcast.drain import pump
 
     create_users(n)
     job = create_text_job(settings=engine_settings(broadcast_rate_per_second=28, broadcast_paid_enabled=True,

@@ -13,7 +13,7 @@ from app.models import BroadcastJobItem
 from app.repository import broadcast_items as items_repo
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.broadcast_items import tallies
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 
 TTL = 60

@@ -12,7 +12,8 @@ import pytest
 from app import create_app
 from app.extensions import db
 from app.services.broadcast import outcomes
-from app.services.broadcast.pump import Pump, pump
+from app.services.broadcast.drain import pump
+from app.services.broadcast.pump import Pump
 from app.services.broadcast.recorder import Recorder
 from app.services.telegram_factory import get_client, new_outbox
 from tests.broadcast.helpers import (
@@ -76,7 +77,7 @@ def test_a_stalled_pump_is_fenced_off_after_its_lease_expires(app, simulator):
     job_id = create_text_job(settings=FAST).id
     client = get_client(FAST)
     stalled = Pump(job_id, 30, FAST, client, new_outbox(client), time.monotonic, time.sleep)
-    assert stalled.acquire()
+    assert stalled.lease.acquire()
     recorder = Recorder(stalled, reload(job_id), window=4)
     in_flight = recorder.step([], 3, 0)
     assert len(in_flight) == 3

@@ -18,7 +18,7 @@ from app.repository.broadcast_items import tallies
 from app.repository.db_clock import db_utcnow
 from app.services import telegram_factory
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump, pump_all
+from app.services.broadcast.drain import pump, pump_all
 from app.services.broadcast.runner import run_interactive
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.dbutil import is_mysql
@@ -287,10 +287,10 @@ def test_asking_for_the_free_client_never_slows_a_running_paid_pump(app, simulat
 # --- the lease covers the gaps between renewals, not the whole budget ------------------------------
 
 def test_a_pump_waiting_out_a_long_429_keeps_its_lease(app, simulator, monkeypatch):
-    import app.services.broadcast.pump as pump_module
+    import app.services.broadcast.lease as lease_module
 
-    monkeypatch.setattr(pump_module, "LEASE_TTL_SECONDS", 4)
-    monkeypatch.setattr(pump_module, "LEASE_HEARTBEAT_SECONDS", 1)
+    monkeypatch.setattr(lease_module, "LEASE_TTL_SECONDS", 4)
+    monkeypatch.setattr(lease_module, "LEASE_HEARTBEAT_SECONDS", 1)
     # One send, told to wait 9 s: longer than the 4 s TTL.
     job, worker, out = start_one_send_waiting_out_a_429(app, simulator, retry_after=9, budget=15)
     simulator.configure(fail_429_ratio=0.0)

@@ -12,7 +12,7 @@ from app.models import BroadcastJob, BroadcastJobItem, User
 from app.repository import broadcast_items as items
 from app.services import audit
 from app.services.broadcast import export, jobs, retry
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 
 I = BroadcastJobItem  # noqa: E741

@@ -10,7 +10,7 @@ from app.models import TelegramBudget, TelegramChatPace, User
 from app.repository.broadcast_items import tallies
 from app.services import telegram_factory
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump, pump_all
+from app.services.broadcast.drain import pump, pump_all
 from tests.broadcast.helpers import (
     BASE_ID,
     assert_consistent,

@@ -9,7 +9,7 @@ from app.models import BroadcastJob
 from app.repository import broadcast_schedule as repo
 from app.repository.db_clock import db_utcnow
 from app.services.broadcast import jobs, schedule
-from app.services.broadcast.pump import pump_all
+from app.services.broadcast.drain import pump_all
 from app.services.broadcast.send_time import SendTimeError
 from app.services.broadcast.status import job_status
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload

@@ -1,7 +1,7 @@
 """`flask broadcast unsend | edit` on the real database, against the simulator; the jobs run with `broadcast pump`."""
 from app.services import audit
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.cli.proc import run_flask

@@ -11,7 +11,7 @@ from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.services import audit
 from app.services.broadcast import export
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, engine_settings, reload
 from tests.cli.proc import run_flask
 from tests.factories import create_user

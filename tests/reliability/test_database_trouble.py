@@ -23,7 +23,7 @@ from app import create_app
 from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT, UNKNOWN
 from app.repository.broadcast_items import tallies
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import create_text_job, create_users, expire_lease, reload
 from tests.conftest import app_config
 from tests.dbutil import base_test_url, is_mysql

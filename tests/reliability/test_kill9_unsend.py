@@ -17,7 +17,7 @@ import pytest
 from app.models.broadcast import COMPLETED, GONE, SENDING, SENT
 from app.repository.broadcast_items import tallies
 from app.services.broadcast import actions
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, expire_lease, reload
 from tests.reliability.helpers import (
     assert_logs_clean,

@@ -16,7 +16,7 @@ import pytest
 
 from app.models.broadcast import COMPLETED, PAUSED, PENDING, SENT
 from app.services.broadcast import jobs
-from app.services.broadcast.pump import pump
+from app.services.broadcast.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, reload
 from tests.conftest import ADMIN_ID

@@ -1,33 +1,19 @@
-"""pump(): one bounded, lease-holding drain of a running job; pump_all() for cron."""
+"""The Pump: one job's dispatch loop under its lease: rate slots, sends and actions, each recorded by the Recorder."""
 from __future__ import annotations
 
 import logging
-import sys
 import threading
-import time
-import uuid
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import (
-    ACTION_KINDS,
-    CONTENT_ALBUM,
-    CONTENT_COPY,
-    CONTENT_TEXT,
-    KIND_UNSEND,
-    RUNNING,
-    BroadcastJob,
-)
-from app.repository import broadcast_jobs as jobs_repo
-from app.repository.db_clock import DbClock
-from app.services.broadcast import greeting, schedule, text_rules
-from app.services.broadcast import jobs as jobs_service
+from app.models.broadcast import ACTION_KINDS, RUNNING, BroadcastJob
+from app.services.broadcast import greeting, text_rules
+from app.services.broadcast.content import action_params, message_params, target_params
+from app.services.broadcast.lease import Lease
 from app.services.broadcast.outcomes import (
     HELD_BACK,
     classify,
@@ -37,11 +23,8 @@ from app.services.broadcast.outcomes import (
     too_long_for,
 )
 from app.services.broadcast.recorder import Recorder
-from app.services.broadcast.status import job_status
-from app.services.broadcast.stops import JOB_ENDED, Stop
-from app.services.settings import load_settings
+from app.services.broadcast.stops import Stop
 from app.services.telegram_budget import send_slots, span_for
-from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
 from app.texts import lang_of
 
 log = logging.getLogger(__name__)
@@ -63,174 +46,33 @@ SLOT_HORIZON = 0.5
 # The pump's thread gives progress edits at most this long per flush: they are
 # best effort, and whatever Telegram delays stays queued for the next flush.
 PROGRESS_FLUSH_SECONDS = 0.25
-# pump_all waits this long for a lease another pump is about to release (the
-# previous cron call's tail), polling every LEASE_MISS_POLL_SECONDS.
-LEASE_MISS_WAIT_SECONDS = 6.0
-LEASE_MISS_POLL_SECONDS = 0.25
-# A scheduled job due within pump_all's budget is waited for (polling at least
-# this often), unless less than the margin would be left to send it.
-SCHEDULE_POLL_SECONDS = 0.05
-SCHEDULE_MARGIN_SECONDS = 1.0
 # Telegram's answer when editMessageText meets a media copy: its caption is edited instead.
 NO_TEXT = "there is no text in the message to edit"
-# After the lease is released: the summary or a pause alert still gets this
-# long (a reply needs at least the outbox's 0.5 s to start).
-FINAL_FLUSH_SECONDS = 1.0
-
-
-@dataclass
-class PumpResult:
-    """What one pump call did and where the job stands."""
-
-    job_id: int
-    acquired: bool
-    stop: Stop
-    processed: int = 0
-    seconds: float = 0.0
-    job: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """Return a JSON-safe dict."""
-        return asdict(self)
-
-
-def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
-    """Return the Bot API method and parameters that deliver the job's content."""
-    if job.content_type == CONTENT_ALBUM:
-        # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid),
-        # but the silent and protect options apply to every part.
-        album = {"from_chat_id": job.from_chat_id, "message_ids": jobs_service.album_ids(job)}
-        return "copyMessages", {**album, **send_options(job)}
-    params: dict = {}
-    if job.button_text and job.button_url:
-        params["reply_markup"] = {"inline_keyboard": [[{"text": job.button_text, "url": job.button_url}]]}
-    if paid:
-        params["allow_paid_broadcast"] = True
-    params.update(send_options(job))
-    if job.content_type == CONTENT_COPY:
-        params.update(from_chat_id=job.from_chat_id, message_id=job.source_message_id)
-        return "copyMessage", params
-    params.update(text=job.text, parse_mode=job.parse_mode or "HTML", link_preview_options={"is_disabled": True})
-    return "sendMessage", params
-
-
-def send_options(job: BroadcastJob) -> dict:
-    """Return the job's silent and protect options as Bot API parameters (only those that are on)."""
-    options: dict = {}
-    if job.silent:
-        options["disable_notification"] = True
-    if job.protect:
-        options["protect_content"] = True
-    return options
-
-
-def action_params(job: BroadcastJob) -> tuple[str, dict]:
-    """Return the method and parameters (less each copy's message_id) of an unsend or edit job.
-
-    Unsend: deleteMessage, or deleteMessages over an album's recorded part
-    ids (one counted call). Edit: editMessageText for text broadcasts and
-    copies (a media copy falls back to its caption, see Pump.act), the caption
-    of an album's first part; the source's URL button is kept.
-    """
-    if job.kind == KIND_UNSEND:
-        return ("deleteMessages", {}) if job.content_type == CONTENT_ALBUM else ("deleteMessage", {})
-    params: dict = {"parse_mode": job.parse_mode or "HTML"}
-    if job.button_text and job.button_url and job.content_type != CONTENT_ALBUM:
-        params["reply_markup"] = {"inline_keyboard": [[{"text": job.button_text, "url": job.button_url}]]}
-    if job.content_type == CONTENT_ALBUM:
-        return "editMessageCaption", {**params, "caption": job.text}
-    if job.content_type == CONTENT_TEXT:
-        params["link_preview_options"] = {"is_disabled": True}
-    return "editMessageText", {**params, "text": job.text}
-
-
-def target_params(method: str, params: dict, message_id: int, part_ids: list[int] | None) -> dict:
-    """Return an action's parameters for one copy: exactly the ids recorded for it.
-
-    An album's parts need not have consecutive ids (copyMessages skips a part
-    it cannot copy): its unsend deletes the recorded ones. An album recorded
-    before part ids were kept deletes only its first part's copy, the one id
-    proven ours; the next ids in that chat may be someone else's messages.
-    """
-    if method == "deleteMessages":
-        return {**params, "message_ids": list(part_ids or [message_id])}
-    return {**params, "message_id": message_id}
 
 
 class Pump:
-    """State of one pump call; the thread pool sends, this thread does all database work."""
+    """State of one pump call: this thread claims and records (through the Recorder), the pool's threads send.
+
+    A send thread still reaches the database itself: it books its bot-wide
+    slot (again, when it woke late) and, before retrying after a 429, reads
+    the job's status on its own connection (may_retry).
+    """
 
     def __init__(self, job_id: int, max_seconds: float, settings: dict, client, outbox, clock, sleep):
         self.job_id, self.settings, self.client, self.outbox = job_id, settings, client, outbox
         self.clock, self.sleep = clock, sleep
         self.started = clock()
         self.deadline = self.started + max_seconds
-        self.token = uuid.uuid4().hex
+        self.lease = Lease(job_id, clock, sleep)
         self.stop: Stop | None = None
         self.engine = db.engine
-        self.db_clock: DbClock | None = None
         self._halted = threading.Event()
-        # Read here, not at import, so tests can shorten them.
-        self.ttl, self.heartbeat = LEASE_TTL_SECONDS, LEASE_HEARTBEAT_SECONDS
-        self.renewed_at = self.started
         self.recorder: Recorder | None = None
         self.slots: list[tuple[float, float]] = []
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.cost = self.span = 1
         self.outbox_worker = False
         self.action = False  # an unsend or edit job (set by run)
-
-    def now(self) -> datetime:
-        """Return the database's UTC time: leases and retry_after are shared by every server."""
-        if self.db_clock is None:
-            self.db_clock = DbClock(self.clock)
-        return self.db_clock.now()
-
-    def fence(self, *, require_running: bool) -> bool:
-        """Renew our lease as the first statement of a write transaction."""
-        ok = jobs_repo.fence(self.job_id, self.token, self.now(), self.ttl, require_running=require_running)
-        if ok:
-            self.renewed_at = self.clock()
-        return ok
-
-    def keep_lease(self) -> None:
-        """Renew the lease if a heartbeat is due (while this thread waits on sends or a 429)."""
-        if self.recorder is not None and self.clock() - self.renewed_at >= self.heartbeat:
-            self.recorder.heartbeat()
-
-    def pause_for(self, seconds: float) -> None:
-        """Sleep, renewing the lease every heartbeat: the lease only covers gaps between renewals."""
-        end = self.clock() + seconds
-        while (left := end - self.clock()) > 0:
-            self.sleep(min(left, self.heartbeat))
-            self.keep_lease()
-
-    def wait_some(self, futures, timeout: float) -> None:
-        """Wait until one of futures finishes or timeout passes, keeping the lease meanwhile."""
-        end = self.clock() + timeout
-        while futures and (left := end - self.clock()) > 0:
-            finished, _ = wait(futures, timeout=min(left, self.heartbeat), return_when=FIRST_COMPLETED)
-            if finished:
-                return
-            self.keep_lease()
-
-    def acquire(self) -> bool:
-        """Take the lease and turn a dead pump's in-flight items into unknown."""
-        if not jobs_repo.acquire_lease(self.job_id, self.token, self.now(), self.ttl):
-            db.session.commit()
-            return False
-        jobs_service.expire_orphans(self.job_id)
-        db.session.commit()
-        return True
-
-    def release(self) -> None:
-        """Give the lease back (no-op if it was taken over)."""
-        try:
-            jobs_repo.release_lease(self.job_id, self.token)
-            db.session.commit()
-        except Exception:  # the next pump simply waits for the lease to expire
-            db.session.rollback()
-            log.exception("could not release the lease of job %s", self.job_id)
 
     def halt(self) -> None:
         """The job stopped running (cancel/pause): no send of this pump starts any more."""
@@ -269,13 +111,13 @@ class Pump:
         """Honour a 429's not_before: sleep if it ends within the budget, else stop."""
         if not job.not_before:
             return True
-        wait_s = (job.not_before - self.now()).total_seconds()
+        wait_s = (job.not_before - self.lease.now()).total_seconds()
         if wait_s <= 0:
             return True
         if self.clock() + wait_s >= self.deadline - 0.5:
             self.stop = Stop.NOT_BEFORE
             return False
-        self.pause_for(wait_s)
+        self.lease.pause_for(wait_s)
         return True
 
     def send(self, method: str, params: dict, user_id: int, slot: tuple[float, float] | None = None):
@@ -378,12 +220,12 @@ class Pump:
     def _wait_rate_slot(self, limiter) -> bool:
         """Wait for one slot of this pump's own rate, keeping the lease; False when the budget ends first."""
         # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
-        while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
+        while not limiter.acquire(min(self.deadline, self.clock() + self.lease.heartbeat)):
             left = self.deadline - self.clock()
             if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
                 self.stop = self.stop or Stop.BUDGET
                 return False
-            self.keep_lease()
+            self.lease.keep()
             if self.stop:
                 return False
         return True
@@ -410,7 +252,7 @@ class Pump:
             if left <= DUE_GRACE_SECONDS or wait_s >= left:
                 self.stop = self.stop or Stop.BUDGET
                 return 0
-            self.pause_for(min(max(wait_s - SLOT_HORIZON, 0.01), left))
+            self.lease.pause_for(min(max(wait_s - SLOT_HORIZON, 0.01), left))
             if self.stop:
                 return 0
 
@@ -445,6 +287,11 @@ class Pump:
             return None
         return too_long_for(length, limit) if length > limit else None
 
+    @property
+    def processed(self) -> int:
+        """Return how many outcomes this pump recorded (0 before its Recorder exists)."""
+        return self.recorder.processed if self.recorder is not None else 0
+
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""
         return self.stop is None and self.clock() < self.deadline and recorder.may_have_more
@@ -459,6 +306,7 @@ class Pump:
         self.span = span_for(self.cost)  # bot-wide slots per send (see _book_shared)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
+        self.lease.renew = recorder.heartbeat
         db.session.commit()
         if not self.wait_not_before(job):
             return
@@ -479,7 +327,7 @@ class Pump:
                 if want > 0 and in_flight and self.slot_wait() > RECORD_WHILE_WAITING:
                     # Record sends that finish while we wait for the next slot, so
                     # 'sending' holds only requests really in flight.
-                    self.wait_some(list(in_flight), self.slot_wait())
+                    self.lease.wait_some(list(in_flight), self.slot_wait())
                     finished = [f for f in in_flight if f.done()]
                     done += [(*in_flight.pop(f), f.result()) for f in finished]
                     if done:
@@ -501,111 +349,8 @@ class Pump:
                         self.stop = recorder.idle_reason() if recorder.drained else Stop.BUDGET
                     break
                 if len(in_flight) >= window or not more:
-                    self.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
+                    self.lease.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
                     if window >= GATHER_MIN_WINDOW and not self.stop:
                         self.sleep(GATHER_SECONDS)  # let a few more finish so one commit records them
         recorder.settle()
         recorder.finish()
-
-
-def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, client=None, outbox=None,
-         clock=time.monotonic, sleep=time.sleep) -> PumpResult:
-    """Send a running job's pending items for at most max_seconds; safe to call concurrently.
-
-    Without a client, the job's own one is used: the paid client (its own
-    rate) for a paid job, whoever calls — an admin's request included.
-    """
-    from app.services.telegram_factory import get_client, new_outbox
-
-    settings = settings or load_settings()
-    db.session.commit()
-    job = db.session.get(BroadcastJob, job_id)
-    if job is None:
-        db.session.commit()
-        return PumpResult(job_id, False, Stop.NO_SUCH_JOB)
-    if job.status != RUNNING:
-        result = PumpResult(job_id, False, Stop.NOT_RUNNING, job=job_status(job))
-        db.session.commit()
-        return result
-    paid = job.paid
-    db.session.commit()
-    client = client or get_client(settings, paid=paid)
-    own_outbox = outbox is None
-    outbox = outbox or new_outbox(client)
-    p = Pump(job_id, max_seconds, settings, client, outbox, clock, sleep)
-    if not p.acquire():
-        return _result(p, False, Stop.LEASE_MISS, 0)
-    if own_outbox:
-        # Progress edits and alerts go out from the outbox's own thread, so the
-        # pump's thread never waits on them (they are best effort).
-        outbox.start()
-        p.outbox_worker = True
-    processed = 0
-    try:
-        p.run()
-    except Exception:
-        db.session.rollback()
-        p.stop = Stop.DB_ERROR if isinstance(sys.exc_info()[1], SQLAlchemyError) else Stop.ERROR
-        log.exception("pump of job %s stopped by an error", job_id)
-        raise
-    finally:
-        processed = getattr(p, "processed", 0)
-        p.release()
-        if own_outbox:
-            # The summary and last edit get what is left of the budget (a
-            # moment at least); never more, so the caller's bound holds.
-            outbox.close(deadline=max(p.deadline, clock() + FINAL_FLUSH_SECONDS))
-    if p.stop == Stop.DONE:
-        jobs_service.start_next_if_idle()
-    return _result(p, True, p.stop or Stop.BUDGET, processed)
-
-
-def _result(p: Pump, acquired: bool, stop: Stop, processed: int) -> PumpResult:
-    """Build a PumpResult with the job's fresh counters."""
-    db.session.expire_all()
-    job = db.session.get(BroadcastJob, p.job_id)
-    status = job_status(job) if job else {}
-    db.session.commit()
-    return PumpResult(p.job_id, acquired, stop, processed, round(p.clock() - p.started, 3), status)
-
-
-def _wait_for_schedule(settings: dict, deadline: float, clock, sleep) -> bool:
-    """Sleep until a scheduled job falls due within this budget (so it starts on time); False if none does."""
-    wait_s = schedule.seconds_until_due(settings)
-    if wait_s is None or clock() + wait_s >= deadline - SCHEDULE_MARGIN_SECONDS:
-        return False
-    sleep(max(wait_s, SCHEDULE_POLL_SECONDS))
-    return True
-
-
-def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
-             clock=time.monotonic, sleep=time.sleep) -> list[PumpResult]:
-    """Drain the running job, then queued ones, within one budget (what cron calls)."""
-    settings = settings or load_settings()
-    deadline = clock() + max_seconds
-    lease_wait_until = min(deadline - 1.0, clock() + LEASE_MISS_WAIT_SECONDS)
-    results: list[PumpResult] = []
-    seen: set[int] = set()
-    jobs_service.expire_stopped_orphans()
-    schedule.ask_about_missed(settings, client=client)
-    while deadline - clock() > 0.5:
-        schedule.start_due(settings)
-        jobs_service.start_next_if_idle()
-        job_id = jobs_repo.running_job_id()
-        db.session.commit()
-        if job_id is None and _wait_for_schedule(settings, deadline, clock, sleep):
-            continue
-        if job_id is None or job_id in seen:
-            break
-        seen.add(job_id)
-        result = pump(job_id, deadline - clock(), settings=settings, client=client, clock=clock, sleep=sleep)
-        if result.stop == Stop.LEASE_MISS and clock() < lease_wait_until:
-            # The previous cron call's pump is finishing its last sends: wait
-            # for its lease rather than lose this whole minute.
-            seen.discard(job_id)
-            sleep(LEASE_MISS_POLL_SECONDS)
-            continue
-        results.append(result)
-        if result.stop not in JOB_ENDED:
-            break
-    return results

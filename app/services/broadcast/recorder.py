@@ -62,11 +62,12 @@ class Plan:
 
 
 class Recorder:
-    """Owns the claimed queue and every write a pump makes."""
+    """Owns the claimed queue and every write of the dispatch loop (the lease's take and release are the Lease's)."""
 
     def __init__(self, pump, job: BroadcastJob, window: int):
         s = pump.settings
         self.p, self.job_id, self.window = pump, job.id, window
+        self.lease = pump.lease
         self.batch_size = max(s["broadcast_batch_size"], window)
         self.max_errors = s["broadcast_max_consecutive_errors"]
         self.progress_every = s["broadcast_progress_every"]
@@ -92,7 +93,7 @@ class Recorder:
         self.paused_here = False
         self.plans: list[Plan] = []
         self.db_error: SQLAlchemyError | None = None
-        pump.processed = 0
+        self.processed = 0  # outcomes this pump recorded (read by the pump for its result)
 
     def step(self, done: list, want: int, in_flight: int) -> list[tuple[int, int]]:
         """Record finished sends and mark up to `want` new items in flight, in one transaction."""
@@ -130,7 +131,7 @@ class Recorder:
         self.db_error = None
         self.charged += len(batch)
         for plan in self.plans:
-            self.p.processed += plan.recorded
+            self.processed += plan.recorded
             self.since_progress += plan.recorded
         self.plans = []
         self._after_commit()
@@ -139,7 +140,7 @@ class Recorder:
     def heartbeat(self) -> None:
         """Renew the lease in a transaction of its own (nothing else to write while sends wait)."""
         try:
-            if not self.p.fence(require_running=False):
+            if not self.lease.fence(require_running=False):
                 self.p.stop = Stop.LEASE_LOST
                 log.warning("job %s: lease lost while waiting; this pump stops without writing", self.job_id)
             db.session.commit()
@@ -159,9 +160,9 @@ class Recorder:
 
     def _fence(self, dispatching: bool) -> bool:
         """Prove the lease (and, when dispatching, that the job still runs)."""
-        if dispatching and self.p.fence(require_running=True):
+        if dispatching and self.lease.fence(require_running=True):
             return True
-        if not self.p.fence(require_running=False):
+        if not self.lease.fence(require_running=False):
             db.session.rollback()
             self.p.stop = Stop.LEASE_LOST
             log.warning("job %s: lease lost; this pump stops without writing", self.job_id)
@@ -198,12 +199,12 @@ class Recorder:
             self._trip(plan)
         plan.recorded = len(done) - len(plan.back)
         if retry_after:
-            plan.not_before = self.p.now() + timedelta(seconds=retry_after)
+            plan.not_before = self.lease.now() + timedelta(seconds=retry_after)
         return plan
 
     def _write(self, plan: Plan) -> None:
         """Write one plan; counters move by the rows really changed, so a replay adds nothing."""
-        now = self.p.now()
+        now = self.lease.now()
         counts: dict[ItemStatus, int] = defaultdict(int)
         if self.action:  # the item keeps the id of the copy it acted on
             counts[SENT] += items.set_done([item_id for item_id, _ in plan.sent], now)
@@ -218,7 +219,7 @@ class Recorder:
         jobs_repo.add_counts(self.job_id, **counts)
         items.block_users(plan.blocked, now)
         if plan.not_before is not None:
-            jobs_repo.set_not_before(self.job_id, self.p.token, plan.not_before)
+            jobs_repo.set_not_before(self.job_id, self.lease.token, plan.not_before)
         if self.paused_reason:
             self._pause()
 
@@ -359,7 +360,7 @@ class Recorder:
     def idle_reason(self) -> str:
         """Nothing in flight and nothing to claim: complete the job if every item is final."""
         try:
-            done = jobs_repo.complete_if_done(self.job_id, self.p.token, self.p.now())
+            done = jobs_repo.complete_if_done(self.job_id, self.lease.token, self.lease.now())
             db.session.commit()
         except Exception:
             db.session.rollback()

@@ -7,8 +7,8 @@ import time
 from app.extensions import db
 from app.models.broadcast import QUEUED, TERMINAL, BroadcastJob
 from app.services.broadcast import jobs, stops
+from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import progress_keyboard, progress_text, refresh_progress
-from app.services.broadcast.pump import pump
 from app.services.broadcast.status import job_status
 from app.texts import t
 

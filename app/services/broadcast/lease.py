@@ -1,0 +1,81 @@
+"""A pump's lease on its job: take it, prove it in each write, renew it while waiting, give it back."""
+from __future__ import annotations
+
+import logging
+import uuid
+from concurrent.futures import FIRST_COMPLETED, wait
+from datetime import datetime
+
+from app.extensions import db
+from app.repository import broadcast_jobs as jobs_repo
+from app.repository.db_clock import DbClock
+from app.services.broadcast import jobs as jobs_service
+from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
+
+log = logging.getLogger(__name__)
+
+
+class Lease:
+    """One pump's hold on a job, under a token of its own; renewed by fences and heartbeats."""
+
+    def __init__(self, job_id: int, clock, sleep, db_clock: DbClock | None = None):
+        self.job_id, self.clock, self.sleep = job_id, clock, sleep
+        self.token = uuid.uuid4().hex
+        self.db_clock = db_clock
+        # Read here, not at import, so tests can shorten them.
+        self.ttl, self.heartbeat = LEASE_TTL_SECONDS, LEASE_HEARTBEAT_SECONDS
+        self.renewed_at = clock()
+        # Renews the lease in a transaction of its own when a heartbeat is due (set once the pump records).
+        self.renew = None
+
+    def now(self) -> datetime:
+        """Return the database's UTC time: leases and retry_after are shared by every server."""
+        if self.db_clock is None:
+            self.db_clock = DbClock(self.clock)
+        return self.db_clock.now()
+
+    def acquire(self) -> bool:
+        """Take the lease and turn a dead pump's in-flight items into unknown."""
+        if not jobs_repo.acquire_lease(self.job_id, self.token, self.now(), self.ttl):
+            db.session.commit()
+            return False
+        jobs_service.expire_orphans(self.job_id)
+        db.session.commit()
+        return True
+
+    def fence(self, *, require_running: bool) -> bool:
+        """Renew our lease as the first statement of a write transaction."""
+        ok = jobs_repo.fence(self.job_id, self.token, self.now(), self.ttl, require_running=require_running)
+        if ok:
+            self.renewed_at = self.clock()
+        return ok
+
+    def keep(self) -> None:
+        """Renew the lease if a heartbeat is due (while the pump's thread waits on sends or a 429)."""
+        if self.renew is not None and self.clock() - self.renewed_at >= self.heartbeat:
+            self.renew()
+
+    def pause_for(self, seconds: float) -> None:
+        """Sleep, renewing the lease every heartbeat: the lease only covers gaps between renewals."""
+        end = self.clock() + seconds
+        while (left := end - self.clock()) > 0:
+            self.sleep(min(left, self.heartbeat))
+            self.keep()
+
+    def wait_some(self, futures, timeout: float) -> None:
+        """Wait until one of futures finishes or timeout passes, keeping the lease meanwhile."""
+        end = self.clock() + timeout
+        while futures and (left := end - self.clock()) > 0:
+            finished, _ = wait(futures, timeout=min(left, self.heartbeat), return_when=FIRST_COMPLETED)
+            if finished:
+                return
+            self.keep()
+
+    def release(self) -> None:
+        """Give the lease back (no-op if it was taken over)."""
+        try:
+            jobs_repo.release_lease(self.job_id, self.token)
+            db.session.commit()
+        except Exception:  # the next pump simply waits for the lease to expire
+            db.session.rollback()
+            log.exception("could not release the lease of job %s", self.job_id)
