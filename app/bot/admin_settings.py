@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from app.bot import keyboards
+from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.services import admins, audit
 from app.services.settings import set_setting
@@ -16,6 +17,7 @@ def on_settings(ctx: BotContext) -> None:
     ctx.reply("settings_menu", keyboards.settings_menu(ctx.settings))
 
 
+@button("s.edit", "edit_setting", arg="setting")
 def on_edit(ctx: BotContext, key: str) -> None:
     """Ask for a new value of key."""
     admins.set_state(ctx.user_id, STEP, {"key": key})

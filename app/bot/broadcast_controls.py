@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.bot import history
+from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.models.broadcast import TERMINAL
 from app.services import audit
 from app.services.broadcast import jobs, progress, runner
 
 
+@button("w.continue", "continue", arg="id")
 def on_continue(ctx: BotContext, job_id: int) -> None:
     """Run a few more bounded pumps (a lease miss only shows the counters)."""
     if not _job_is_open(ctx, job_id):
@@ -24,16 +26,19 @@ def on_continue(ctx: BotContext, job_id: int) -> None:
         job_id, settings=ctx.settings, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang))
 
 
+@button("w.cancel_job", "cancel_job", arg="id")
 def on_cancel_job(ctx: BotContext, job_id: int) -> None:
     """Cancel now; in-flight sends finish, no new batch is claimed."""
     _control(ctx, job_id, lambda: jobs.cancel_job(job_id, actor=_actor(ctx)), "cb_cancelled")
 
 
+@button("w.pause", "pause", arg="id")
 def on_pause(ctx: BotContext, job_id: int) -> None:
     """Pause the job; the next queued job may run meanwhile."""
     _control(ctx, job_id, lambda: jobs.pause_job(job_id, ctx.text("reason_admin"), actor=_actor(ctx)), "cb_paused")
 
 
+@button("w.resume", "resume", arg="id")
 def on_resume(ctx: BotContext, job_id: int) -> None:
     """Resume a paused job (running, or queued behind another)."""
     _control(ctx, job_id, lambda: jobs.resume_job(job_id, actor=_actor(ctx)) is not None, "cb_resumed")

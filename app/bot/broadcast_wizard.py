@@ -14,6 +14,7 @@ import logging
 from concurrent.futures import Future
 
 from app.bot import drafts, keyboards, presend
+from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.bot.wizard_state import (  # noqa: F401  (re-exported)
@@ -82,6 +83,7 @@ def take_button(ctx: BotContext, draft: dict) -> None:
     to_audience(ctx, {**draft, "button_text": label, "button_url": url})
 
 
+@button("w.no_button", "no_button", draft=True)
 def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     """Skip the link button."""
     draft = current_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
@@ -97,6 +99,7 @@ def to_audience(ctx: BotContext, draft: dict) -> None:
     ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
 
 
+@button("w.aud", "aud", arg="audience", draft=True)
 def on_audience(ctx: BotContext, token: str, audience: str) -> None:
     """Choose the audience and show the pre-send screen; an empty audience keeps the admin on this step."""
     state = current_draft(ctx, (STEP_AUDIENCE, STEP_PREVIEW), DRAFT_ID, token)
@@ -173,6 +176,7 @@ def with_parts(ctx: BotContext, content: dict) -> dict | None:
     return {**content, "message_ids": ids}
 
 
+@button("w.confirm", "confirm", draft=True)
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Take this preview's draft (exactly once, even for a double tap), answer at once, start the job after commit."""
     if ctx.settings["broadcast_paid_enabled"] and presend.ask_paid_confirm(ctx, token):
@@ -220,6 +224,7 @@ def start_job(ctx: BotContext, draft: dict) -> None:
                            chat_id=ctx.chat_id, lang=ctx.lang)
 
 
+@button("w.abort", "abort", draft=True)
 def on_abort(ctx: BotContext, token: str, _arg: object) -> None:
     """Drop the draft shown in this preview (an older preview's abort leaves a newer draft alone)."""
     if current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token) is None:

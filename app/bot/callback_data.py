@@ -3,14 +3,18 @@
 Telegram returns whatever string we put on a button, but a client can send
 any string at all, so anything that does not parse exactly is rejected.
 Wizard buttons also carry the token of the draft (or preview) they belong to,
-so a button under an old message can never act on a newer draft.
+so a button under an old message can never act on a newer draft. The
+prefixes and what each carries are declared with their handlers
+(app.bot.buttons); this module only reads that registry.
 """
 from __future__ import annotations
 
+import importlib
 import re
 import secrets
 from typing import NamedTuple
 
+from app.bot.buttons import SPEC
 from app.models.broadcast import AUDIENCES
 from app.services.broadcast.send_time import PRESETS
 from app.settings_schema import DEFS
@@ -21,37 +25,8 @@ _ID = re.compile(r"[1-9][0-9]{0,18}", re.ASCII)
 TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
 
-# prefix -> (action, argument kind, carries a draft token); kind None means no argument.
-SPEC: dict[str, tuple[str, str | None, bool]] = {
-    "w.continue": ("continue", "id", False),
-    "w.cancel_job": ("cancel_job", "id", False),
-    "w.pause": ("pause", "id", False),
-    "w.resume": ("resume", "id", False),
-    "w.aud": ("aud", "audience", True),
-    "w.no_button": ("no_button", None, True),
-    "w.confirm": ("confirm", None, True),
-    "w.abort": ("abort", None, True),
-    "w.opt": ("toggle", "option", True),
-    "w.sched": ("schedule", None, True),
-    "w.at": ("at", "preset", True),
-    "w.retime": ("retime", "id", False),
-    "w.send_now": ("send_now", "id", False),
-    "s.edit": ("edit_setting", "setting", False),
-    "j.list": ("job_list", None, False),
-    "j.view": ("job_view", "id", False),
-    "j.retry": ("retry", "id", False),
-    "j.retry_u": ("retry_unknown", "id", False),
-    "j.export": ("export", "id", False),
-    "j.unsend": ("unsend", "id", False),
-    "j.edit": ("edit_all", "id", False),
-    "a.yes": ("act_yes", None, True),
-    "a.no": ("act_no", None, True),
-    "r.ok": ("retry_ok", None, True),
-    "r.no": ("retry_no", None, True),
-}
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
 TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})
-PREFIX_OF = {action: prefix for prefix, (action, _, _) in SPEC.items()}
 
 
 class Callback(NamedTuple):
@@ -60,6 +35,20 @@ class Callback(NamedTuple):
     action: str
     arg: int | str | None = None
     token: str | None = None
+
+
+def _spec() -> dict[str, tuple[str, str | None, bool]]:
+    """Return the button registry, importing the router (and so every handler module) that fills it."""
+    importlib.import_module("app.bot.router")  # imported after this module: a top-level import would be a cycle
+    return SPEC
+
+
+def prefix_of(action: str) -> str:
+    """Return the wire prefix of an action (KeyError if no button declares it)."""
+    for prefix, (known, _, _) in _spec().items():
+        if known == action:
+            return prefix
+    raise KeyError(action)
 
 
 def new_token() -> str:
@@ -89,7 +78,7 @@ def parse(data: object) -> Callback | None:
     if not isinstance(data, str) or not data or len(data.encode("utf-8")) > MAX_BYTES:
         return None
     prefix, *parts = data.split(":")
-    spec = SPEC.get(prefix)
+    spec = _spec().get(prefix)
     if spec is None:
         return None
     action, kind, bound = spec
@@ -109,7 +98,7 @@ def parse(data: object) -> Callback | None:
 
 def build(action: str, arg: int | str | None = None, token: str | None = None) -> str:
     """Return the callback data for an action; the inverse of parse()."""
-    data = ":".join(str(part) for part in (PREFIX_OF[action], arg, token) if part is not None)
+    data = ":".join(str(part) for part in (prefix_of(action), arg, token) if part is not None)
     if parse(data) != Callback(action, arg, token):
         raise ValueError(f"cannot encode {action!r} with {arg!r} and {token!r}")
     return data

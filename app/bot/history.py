@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from app.bot import keyboards
+from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.clock import utcnow
 from app.models.broadcast import PAUSED
@@ -33,12 +34,14 @@ def on_jobs(ctx: BotContext) -> None:
     ctx.reply("jobs_title", keyboards.job_list(ctx.lang, rows))
 
 
+@button("j.list", "job_list")
 def on_job_list(ctx: BotContext, _arg: object) -> None:
     """The "back to the list" button."""
     ctx.answer()
     on_jobs(ctx)
 
 
+@button("j.view", "job_view", arg="id")
 def on_job_view(ctx: BotContext, job_id: int) -> None:
     """Show one job: counters, rate, duration, author, its audit log and the actions of its state."""
     job = jobs.get_job(job_id)

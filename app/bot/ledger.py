@@ -5,6 +5,7 @@ import logging
 import tempfile
 import time
 
+from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.services import audit
 from app.services.broadcast import export
@@ -17,6 +18,7 @@ SPOOL_BYTES = 1 << 20
 UPLOAD_SECONDS = 30.0
 
 
+@button("j.export", "export", arg="id")
 def on_export(ctx: BotContext, job_id: int) -> None:
     """Send the job's ledger to the admin as a CSV document (its text cells neutralised against formulas)."""
     try:

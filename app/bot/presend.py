@@ -12,6 +12,7 @@ import time
 from concurrent.futures import Future
 
 from app.bot import keyboards
+from app.bot.buttons import button
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
 from app.bot.wizard_state import CONFIRM_ID, DRAFT_ID, PREVIEW_ID, STEP_PREVIEW, current_draft
@@ -71,6 +72,7 @@ def toggled(draft: dict, option: str) -> dict:
     return with_audience(draft, audience.toggle_lang(option))
 
 
+@button("w.opt", "toggle", arg="option", draft=True)
 def on_toggle(ctx: BotContext, token: str, option: str) -> None:
     """Flip one filter or option and re-render the screen under a new preview id."""
     draft = current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)

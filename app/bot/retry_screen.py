@@ -16,6 +16,7 @@ import logging
 
 from app.bot import presend
 from app.bot.broadcast_wizard import send_preview
+from app.bot.buttons import button
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
 from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, current_draft
@@ -30,11 +31,13 @@ STEP_RETRY = "retry:preview"
 PAID_OK = presend.PAID_OK
 
 
+@button("j.retry", "retry", arg="id")
 def on_retry(ctx: BotContext, job_id: int) -> None:
     """'🔁 Send again to the failed (and not sent)': show the retry's pre-send screen."""
     _screen(ctx, job_id, include_unknown=False)
 
 
+@button("j.retry_u", "retry_unknown", arg="id")
 def on_retry_unknown(ctx: BotContext, job_id: int) -> None:
     """'🔁 Failed + unknown ⚠️': the same screen, with the unknown ones (the screen repeats the warning)."""
     _screen(ctx, job_id, include_unknown=True)
@@ -132,6 +135,7 @@ def _keyboard(lang: str, draft: dict, confirm_key: str | None) -> dict:
     return {"inline_keyboard": [row]}
 
 
+@button("r.ok", "retry_ok", draft=True)
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Confirm this screen (exactly once); a paid retry's first Confirm only asks the second one."""
     draft = current_draft(ctx, (STEP_RETRY,), CONFIRM_ID, token)
@@ -196,6 +200,7 @@ def on_input(ctx: BotContext, _step: str, _draft: dict) -> None:
     ctx.reply("wiz_use_buttons")
 
 
+@button("r.no", "retry_no", draft=True)
 def on_abort(ctx: BotContext, token: str, _arg: object) -> None:
     """Drop this screen (an older screen's abort leaves a newer one alone)."""
     if current_draft(ctx, (STEP_RETRY,), PREVIEW_ID, token) is None:

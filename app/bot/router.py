@@ -22,6 +22,7 @@ from app.bot import (
     start,
     unsend_edit,
 )
+from app.bot.buttons import BUTTONS
 from app.bot.callback_data import parse
 from app.bot.context import BotContext
 from app.services import admins
@@ -48,36 +49,14 @@ MENU_BUTTONS: dict[str, Handler] = {
     "menu_jobs": history.on_jobs,
 }
 # Every callback is an admin action; the router checks that before any of these runs.
+# Each button is declared next to its handler (app.bot.buttons); importing these modules fills the registry.
+BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, retry_screen,
+                  schedule_wizard, unsend_edit)
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
 DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
-    "no_button": broadcast_wizard.on_no_button,
-    "aud": broadcast_wizard.on_audience,
-    "confirm": broadcast_wizard.on_confirm,
-    "abort": broadcast_wizard.on_abort,
-    "toggle": presend.on_toggle,
-    "schedule": schedule_wizard.on_schedule,
-    "at": schedule_wizard.on_preset,
-    "act_yes": unsend_edit.on_yes,
-    "act_no": unsend_edit.on_no,
-    "retry_ok": retry_screen.on_confirm,
-    "retry_no": retry_screen.on_abort,
-}
+    spec.action: spec.handler for spec in BUTTONS.values() if spec.bound}
 CALLBACKS: dict[str, Callable[[BotContext, object], None]] = {
-    "continue": broadcast_controls.on_continue,
-    "cancel_job": broadcast_controls.on_cancel_job,
-    "pause": broadcast_controls.on_pause,
-    "resume": broadcast_controls.on_resume,
-    "edit_setting": admin_settings.on_edit,
-    "job_list": history.on_job_list,
-    "job_view": history.on_job_view,
-    "retime": schedule_wizard.on_retime,
-    "send_now": schedule_wizard.on_send_now,
-    "retry": retry_screen.on_retry,
-    "retry_unknown": retry_screen.on_retry_unknown,
-    "export": ledger.on_export,
-    "unsend": unsend_edit.on_unsend,
-    "edit_all": unsend_edit.on_edit,
-}
+    spec.action: spec.handler for spec in BUTTONS.values() if not spec.bound}
 # An admin's free-form message goes to the conversation their state names.
 STEP_INPUT: dict[str, Callable[[BotContext, str, dict], None]] = {
     "wiz": broadcast_wizard.on_input,

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from app.bot import broadcast_wizard as wizard
 from app.bot import keyboards, presend
+from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.repository.db_clock import db_utcnow
@@ -25,6 +26,7 @@ TOKEN = "sched_token"
 LIST_LIMIT = 10
 
 
+@button("w.sched", "schedule", draft=True)
 def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
     """'⏰ Schedule' under a preview: ask when, offering presets."""
     draft = wizard.current_draft(ctx, (wizard.STEP_PREVIEW,), wizard.PREVIEW_ID, token)
@@ -38,6 +40,7 @@ def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
     ask(ctx, STEP_NEW, draft)
 
 
+@button("w.retime", "retime", arg="id")
 def on_retime(ctx: BotContext, job_id: int) -> None:
     """'Change time' under a scheduled job: ask for its new time."""
     if not schedule.is_scheduled(jobs.get_job(job_id)):
@@ -54,6 +57,7 @@ def ask(ctx: BotContext, step: str, draft: dict) -> None:
     ctx.reply("sched_ask", keyboards.schedule_presets(ctx.lang, token), now=describe(db_utcnow(), ctx.lang))
 
 
+@button("w.at", "at", arg="preset", draft=True)
 def on_preset(ctx: BotContext, token: str, preset: str) -> None:
     """A preset button: its time, if this question is still the current one."""
     state = admins.get_state(ctx.user_id)
@@ -159,6 +163,7 @@ def on_list(ctx: BotContext) -> None:
                   audience=ctx.text(f"aud_name_{job.audience}"), count=job.total_count, missed=missed)
 
 
+@button("w.send_now", "send_now", arg="id")
 def on_send_now(ctx: BotContext, job_id: int) -> None:
     """'Send now' under a missed schedule's question: queue it and run the request's bounded pumps."""
     if not schedule.is_scheduled(jobs.get_job(job_id)):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 
 from app.bot import keyboards
+from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.bot.drafts import MEDIA_KINDS
@@ -28,6 +29,7 @@ STEP_EDIT, STEP_EDIT_OK = "act:edit", "act:edit_ok"
 TOKEN = "act_token"
 
 
+@button("j.unsend", "unsend", arg="id")
 def on_unsend(ctx: BotContext, job_id: int) -> None:
     """'🗑 Delete from everyone': check the job, then ask the first confirmation."""
     if not _actionable(ctx, job_id, KIND_UNSEND):
@@ -37,6 +39,7 @@ def on_unsend(ctx: BotContext, job_id: int) -> None:
          total=jobs.get_job(job_id).sent_count)
 
 
+@button("j.edit", "edit_all", arg="id")
 def on_edit(ctx: BotContext, job_id: int) -> None:
     """'✏️ Edit everywhere': check the job, then ask for the new text (or caption)."""
     if not _actionable(ctx, job_id, KIND_EDIT):
@@ -76,6 +79,7 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
     _ask(ctx, STEP_EDIT_OK, {"job_id": draft["job_id"], "text": text}, key, "btn_edit_yes", id=draft["job_id"])
 
 
+@button("a.yes", "act_yes", draft=True)
 def on_yes(ctx: BotContext, token: str, _arg: object) -> None:
     """A confirmation button: the next step of its question, if the question is still current."""
     state = admins.get_state(ctx.user_id)
@@ -96,6 +100,7 @@ def on_yes(ctx: BotContext, token: str, _arg: object) -> None:
     ctx.after_commit(lambda: _create(ctx, kind, taken))
 
 
+@button("a.no", "act_no", draft=True)
 def on_no(ctx: BotContext, token: str, _arg: object) -> None:
     """'Abort' under a question: forget it (only if it is the current one)."""
     state = admins.get_state(ctx.user_id)

@@ -1,0 +1,103 @@
+"""Texts of running jobs: progress, summary, controls, statuses, stats, job list and view, audit."""
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    # --- progress ---
+    "progress": {
+        "fa": "📢 ارسال همگانی #{id} — {status}\n{bar} {percent}٪\n✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n"
+              "🚫 ردشده (مسدود/نامعتبر): {skipped}\n❓ نامعلوم: {unknown}\n{unsent}\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه — زمان باقیمانده: {eta}{reason}",
+        "en": "📢 Broadcast #{id} — {status}\n{bar} {percent}%\n✅ Sent: {sent}\n❌ Failed: {failed}\n"
+              "🚫 Skipped (blocked/invalid): {skipped}\n❓ Unknown: {unknown}\n{unsent}\n"
+              "⚡️ Rate: {rate} msg/s — ETA: {eta}{reason}",
+    },
+    # The {unsent} line of progress and summary: items still to go, or what a cancel left unsent.
+    "unsent_pending": {"fa": "⏳ باقیمانده: {n}", "en": "⏳ Pending: {n}"},
+    "unsent_not_sent": {"fa": "⏳ ارسال‌نشده: {n}", "en": "⏳ Not sent: {n}"},
+    "unsent_cancelled": {"fa": "⛔️ ارسال‌نشده (لغو شد): {n}", "en": "⛔️ Not sent (cancelled): {n}"},
+    "progress_reason": {"fa": "\n⚠️ علت توقف: {reason}", "en": "\n⚠️ Paused because: {reason}"},
+    "remaining": {"fa": "باقیمانده: {pending} — دکمه ادامه را بزن", "en": "Remaining: {pending} — tap Continue"},
+    "summary": {
+        "fa": "🏁 ارسال همگانی #{id} {status}.\n✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n🚫 ردشده: {skipped}\n"
+              "❓ نامعلوم: {unknown}\n{unsent}\n⏱ مدت: {duration}",
+        "en": "🏁 Broadcast #{id} {status}.\n✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n"
+              "❓ Unknown: {unknown}\n{unsent}\n⏱ Took: {duration}",
+    },
+    "paused_alert": {
+        "fa": "⏸ ارسال همگانی #{id} خودکار متوقف شد.\nعلت: {reason}\nپس از رفع مشکل «ازسرگیری» را بزنید.",
+        "en": "⏸ Broadcast #{id} was paused automatically.\nReason: {reason}\nTap “Resume” once it is fixed.",
+    },
+    "btn_continue": {"fa": "▶️ ادامه ارسال", "en": "▶️ Continue sending"},
+    "btn_cancel_job": {"fa": "⛔️ لغو ارسال", "en": "⛔️ Cancel broadcast"},
+    "btn_pause": {"fa": "⏸ توقف موقت", "en": "⏸ Pause"},
+    "btn_resume": {"fa": "▶️ ازسرگیری", "en": "▶️ Resume"},
+    "status_queued": {"fa": "در صف", "en": "queued"},
+    "status_running": {"fa": "در حال ارسال", "en": "sending"},
+    "status_paused": {"fa": "متوقف", "en": "paused"},
+    "status_completed": {"fa": "تمام شد", "en": "completed"},
+    "status_cancelled": {"fa": "لغو شد", "en": "cancelled"},
+    "status_draft": {"fa": "پیش‌نویس", "en": "draft"},
+    "status_scheduled": {"fa": "زمان‌بندی‌شده", "en": "scheduled"},
+    "reason_unauthorized": {"fa": "توکن ربات پذیرفته نشد (401)", "en": "the bot token was refused (401)"},
+    "reason_breaker": {"fa": "{n} خطای پیاپی: {error}", "en": "{n} errors in a row: {error}"},
+    "reason_paid_cap": {"fa": "سقف پیام‌های پولی ({cap}) پر شد", "en": "the paid message cap ({cap}) was reached"},
+    "reason_admin": {"fa": "توسط مدیر", "en": "by an admin"},
+    "eta_unknown": {"fa": "نامشخص", "en": "unknown"},
+    # --- callback answers ---
+    "cb_working": {"fa": "در حال ارسال…", "en": "Sending…"},
+    "cb_cancelled": {"fa": "ارسال لغو شد.", "en": "Broadcast cancelled."},
+    "cb_paused": {"fa": "ارسال متوقف شد.", "en": "Broadcast paused."},
+    "cb_resumed": {"fa": "ارسال ادامه یافت.", "en": "Broadcast resumed."},
+    "cb_finished": {"fa": "این ارسال به پایان رسیده است.", "en": "This broadcast has ended."},
+    "cb_unknown_job": {"fa": "این ارسال پیدا نشد.", "en": "Broadcast not found."},
+    # --- statistics and history ---
+    "stats": {
+        "fa": "📊 آمار ربات\n👥 کاربران: {users}\n🟢 فعال در ۷ روز اخیر: {active_7d}\n"
+              "🟢 فعال در ۳۰ روز اخیر: {active_30d}\n🚫 ربات را مسدود کرده‌اند: {blocked}\n"
+              "📣 عضو کانال: {channel_members}\n🆕 جدید امروز: {new_today}\n🆕 جدید این هفته: {new_week}\n"
+              "(«امروز» از ساعت ۰۰:۰۰ UTC، «این هفته» ۷ روز اخیر)",
+        "en": "📊 Bot statistics\n👥 Users: {users}\n🟢 Active in the last 7 days: {active_7d}\n"
+              "🟢 Active in the last 30 days: {active_30d}\n🚫 Blocked the bot: {blocked}\n"
+              "📣 Channel members: {channel_members}\n🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
+              "(“today” starts at 00:00 UTC, “this week” is the last 7 days)",
+    },
+    "jobs_title": {"fa": "📋 ارسال‌های اخیر (برای جزئیات روی هر مورد بزنید):",
+                   "en": "📋 Recent broadcasts (tap one for details):"},
+    "jobs_empty": {"fa": "هنوز هیچ ارسال همگانی ثبت نشده است.", "en": "There are no broadcasts yet."},
+    "job_row_send": {"fa": "📢 #{id} — {status} — {done}/{total}", "en": "📢 #{id} — {status} — {done}/{total}"},
+    "job_row_unsend": {"fa": "🗑 #{id} حذف #{source} — {status} — {done}/{total}",
+                       "en": "🗑 #{id} unsend of #{source} — {status} — {done}/{total}"},
+    "job_row_edit": {"fa": "✏️ #{id} ویرایش #{source} — {status} — {done}/{total}",
+                     "en": "✏️ #{id} edit of #{source} — {status} — {done}/{total}"},
+    "job_view": {
+        "fa": "📢 ارسال همگانی #{id} — {status}\n👤 ایجادکننده: {author}\n👥 مخاطبان: {audience} — {total} نفر\n"
+              "✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n🚫 ردشده: {skipped}\n❓ نامعلوم: {unknown}\n{unsent}\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (UTC){reason}\n\n"
+              "📝 گزارش اقدامات:\n{audit}",
+        "en": "📢 Broadcast #{id} — {status}\n👤 Author: {author}\n👥 Audience: {audience} — {total} users\n"
+              "✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n❓ Unknown: {unknown}\n{unsent}\n"
+              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (UTC){reason}\n\n"
+              "📝 Audit log:\n{audit}",
+    },
+    "job_view_action": {
+        "fa": "{title} — {status}\n👤 ایجادکننده: {author}\n📦 نسخه‌ها: {total}\n{counts}\n{unsent}\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (UTC){reason}\n\n"
+              "📝 گزارش اقدامات:\n{audit}",
+        "en": "{title} — {status}\n👤 Author: {author}\n📦 Copies: {total}\n{counts}\n{unsent}\n"
+              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (UTC){reason}\n\n"
+              "📝 Audit log:\n{audit}",
+    },
+    "btn_jobs_back": {"fa": "📋 بازگشت به فهرست", "en": "📋 Back to the list"},
+    "job_author_unknown": {"fa": "نامشخص", "en": "unknown"},
+    "audit_line": {"fa": "• {at} — {actor}: {action}{detail}", "en": "• {at} — {actor}: {action}{detail}"},
+    "audit_empty": {"fa": "• (موردی ثبت نشده)", "en": "• (nothing recorded)"},
+    "act_created": {"fa": "ایجاد شد", "en": "created"},
+    "act_confirmed": {"fa": "تأیید و ایجاد شد", "en": "confirmed"},
+    "act_paused": {"fa": "متوقف شد", "en": "paused"},
+    "act_resumed": {"fa": "ازسرگرفته شد", "en": "resumed"},
+    "act_cancelled": {"fa": "لغو شد", "en": "cancelled"},
+    "act_scheduled": {"fa": "زمان‌بندی شد", "en": "scheduled"},
+    "act_setting_changed": {"fa": "تنظیم تغییر کرد", "en": "setting changed"},
+    "act_retried": {"fa": "دوباره ارسال شد", "en": "retried"},
+    "act_exported": {"fa": "خروجی گرفته شد", "en": "exported"},
+}
