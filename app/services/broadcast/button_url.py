@@ -15,7 +15,7 @@ import ipaddress
 from urllib.parse import urlsplit
 
 MAX_URL = 512
-# The text key that explains each refusal (app/texts.py); btn_err_url_long takes {length}.
+# The text key that explains each refusal (app/texts/); btn_err_url_long takes {length}.
 URL_FORMAT, URL_HOST, URL_LONG = "btn_err_url", "btn_err_url_host", "btn_err_url_long"
 
 
