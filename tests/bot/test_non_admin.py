@@ -42,7 +42,10 @@ def test_every_admin_entry_is_refused(client, simulator, running_job):
     callbacks = ["w.no_button", "w.aud:all", "w.aud:members", "w.confirm", "w.abort",
                  f"w.continue:{running_job}", f"w.cancel_job:{running_job}", f"w.pause:{running_job}",
                  f"w.resume:{running_job}", "s.edit:broadcast_batch_size", "s.edit:broadcast_paid_enabled",
-                 "garbage", "w.continue:-1", "j.list", f"j.view:{running_job}"]
+                 "garbage", "w.continue:-1", "j.list", f"j.view:{running_job}",
+                 # After-send actions and the retry screen's buttons (a well-formed token of a screen).
+                 f"j.retry:{running_job}", f"j.retry_u:{running_job}", "r.ok:AbCd1234", "r.no:AbCd1234",
+                 f"j.unsend:{running_job}", f"j.edit:{running_job}", "a.yes:AbCd1234", f"j.export:{running_job}"]
     for data in callbacks:
         tap(client, simulator, data, user_id=INTRUDER, message_id=1)
     answers = simulator.callback_answers()
