@@ -137,7 +137,7 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
 def list_jobs(as_json: bool, limit: int) -> None:
     """List the newest jobs."""
-    rows = [english_status(job_status(job)) for job in jobs.list_jobs(limit=limit)]
+    rows = [english_status(job_status(job).as_dict()) for job in jobs.list_jobs(limit=limit)]
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -150,7 +150,7 @@ def list_jobs(as_json: bool, limit: int) -> None:
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def status_cmd(job_id: int) -> None:
     """Print one job's counters, rate and ETA as JSON."""
-    echo_json(english_status(job_status(_existing_job(job_id))))
+    echo_json(english_status(job_status(_existing_job(job_id)).as_dict()))
 
 
 def _transition(job_id: int, verb: str, action) -> None:
