@@ -153,7 +153,7 @@ def test_every_wizard_button_names_its_draft_within_64_bytes(client, simulator, 
 OLD_PREVIEW = ('{"draft_id": "Ab3dE6gH", "content": {"type": "text", "text": "<b>خبر</b> {first_name}", '
                '"parse_mode": "HTML"}, "button_text": "کانال", "button_url": "https://t.me/update_pack", '
                '"audience": "all", "filters": {"langs": ["fa"], "active_days": null, "joined_days": null}, '
-               '"silent": true, "protect": true, "preview_id": "Pr3v1ew0", "confirm_id": "C0nf1rm0"}')
+               '"silent": true, "protect": false, "preview_id": "Pr3v1ew0", "confirm_id": "C0nf1rm0"}')
 
 
 def store(step: str, raw: str) -> None:
@@ -165,7 +165,7 @@ def store(step: str, raw: str) -> None:
 def assert_job_of_old_draft(job) -> None:
     assert (job.content_type, job.text, job.parse_mode) == ("text", "<b>خبر</b> {first_name}", "HTML")
     assert (job.button_text, job.button_url) == ("کانال", "https://t.me/update_pack")
-    assert (job.audience, job.audience_langs, job.silent, job.protect) == ("all", "fa", True, True)
+    assert (job.audience, job.audience_langs, job.silent, job.protect) == ("all", "fa", True, False)
     assert job.total_count == 3, "the three Persian users, not the English one"
 
 
