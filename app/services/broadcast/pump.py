@@ -48,9 +48,9 @@ NO_TEXT = "there is no text in the message to edit"
 class Pump:
     """State of one pump call: this thread claims and records (through the Recorder), the pool's threads send.
 
-    A send thread still reaches the database itself: it books its bot-wide
-    slot (again, when it woke late) and, before retrying after a 429, reads
-    the job's status on its own connection (may_retry).
+    A send thread still reaches the database itself: through the Booker it
+    books its chat (and a fresh bot-wide slot when it woke late) and, before
+    retrying after a 429, reads the job's status on its own connection (may_retry).
     """
 
     def __init__(self, job_id: int, max_seconds: float, settings: dict, client, outbox, clock, sleep):
