@@ -220,3 +220,24 @@ def test_an_album_takes_a_slot_of_its_own_rate_per_part(setup):
     assert s.clock() - start == pytest.approx(0.2), "three own-rate slots, 100 ms apart"
     assert s.lane.booked == [5]
     assert s.booker.slot_wait() == pytest.approx(0.1)
+
+
+def test_a_hold_longer_than_a_heartbeat_is_slept_under_the_lease_not_spun(setup):
+    # A 429 held the pump's own rate 35 s: acquire() gives up at once while the slot is more
+    # than a heartbeat (10 s) away, so the Booker must sleep under the lease meanwhile.
+    s = setup(limiter=True, deadline=60.0)
+    start = s.clock()
+    s.limiter.block_until(start + 35.0)
+    budget_keeps = []
+
+    def keep() -> None:
+        s.keeps += 1
+        budget_keeps.append(s.clock())
+        assert s.keeps < 50, "spinning: the lease renewed again and again without time passing"
+
+    s.booker.keep = keep
+    slots = s.booker.take(1)
+    assert isinstance(slots, list) and len(slots) == 1
+    assert s.clock() - start == pytest.approx(35.0, abs=0.2), "the send waits out the hold, no more"
+    assert sum(s.pauses) >= 20.0, "the wait is slept (pause keeps the lease), not polled"
+    assert len(budget_keeps) <= 3

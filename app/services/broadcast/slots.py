@@ -94,11 +94,16 @@ class Booker:
         # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
         while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
             left = self.deadline - self.clock()
-            if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
+            wait_s = limiter.next_slot_in()
+            if left <= DUE_GRACE_SECONDS or wait_s > left:
                 return Stop.BUDGET
             self.keep()
             if stop := self.stopped():
                 return stop
+            if wait_s > self.heartbeat:
+                # acquire() gives up at once while the slot is over a heartbeat away (a long
+                # 429 hold): sleep under the lease until it is within one, instead of spinning.
+                self.pause(wait_s - self.heartbeat)
         return None
 
     def _book_shared(self, n: int) -> list[Slot | None] | Stop:
