@@ -82,11 +82,8 @@ def free(tree: str, opts) -> dict:
     data = run_bench(tree, "throughput", ["--db", opts.db, "--users", str(opts.users), "--senders", "engine",
                                           "--latencies", *(f"{x:g}" for x in opts.latencies), "--tag", "compare"],
                      "throughput-compare")
-    figures = {}
-    for row in data["rows"]:
-        figures[f"free msg/s at {row['latency_ms']:g} ms"] = row["msg_s"]
-        figures[f"free 429s at {row['latency_ms']:g} ms"] = row["429s"]
-    return figures
+    rates = {f"free msg/s at {row['latency_ms']:g} ms": row["msg_s"] for row in data["rows"]}
+    return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
 
 
 def paid(tree: str, opts) -> dict:
