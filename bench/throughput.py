@@ -73,7 +73,7 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     """Create a job through create_job and drain it with pump_all() (cron's code) back to back."""
     from app.services.broadcast.drain import pump_all
 
-    # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 4 in flight.
+    # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 6 in flight.
     settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))
     with Simulator(**sim_config(latency)) as sim, bound_app(url, sim.base_url):
         from app.extensions import db
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     parser.add_argument("--latencies", type=float, nargs="+", default=[20, 80, 150])
     parser.add_argument("--pump-seconds", type=float, default=50, help="budget of each pump_all call")
     parser.add_argument("--concurrency", type=int, default=0,
-                        help="what-if: the engine's broadcast_concurrency (default: the setting's default, 4)")
+                        help="what-if: the engine's broadcast_concurrency (default: the setting's default, 6)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress message (by default the job has one, edited as it runs, like the admin's)")
     parser.add_argument("--alt-max-seconds", type=float, default=120, help="time cap of each alternative")
