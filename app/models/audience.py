@@ -37,12 +37,6 @@ class Audience:
         """Return value as an Audience (a bare base name has no filters)."""
         return value if isinstance(value, Audience) else cls(base=value)
 
-    @classmethod
-    def from_columns(cls, base: str, langs: str | None, active_days: int | None,
-                     joined_days: int | None) -> Audience:
-        """Rebuild an Audience from a job's columns."""
-        return cls(base, tuple(langs.split(",")) if langs else (), active_days, joined_days)
-
     def columns(self) -> dict:
         """Return the job columns that store this audience."""
         return {"audience": self.base, "audience_langs": ",".join(self.langs) or None,

@@ -84,7 +84,7 @@ class TelegramClient(BotMethods):
 
     def call(self, method: str, params: dict[str, Any] | None = None, *,
              deadline: float | None = None, retry_unknown: bool | None = None,
-             broadcast: bool = False, chat_id_for_pacing: Any = None,
+             broadcast: bool = False,
              slot_taken: bool = False, chat_taken: bool = False,
              may_retry: Callable[[], bool] | None = None,
              hard_deadline: bool = False, priority: str | None = None,
@@ -111,7 +111,7 @@ class TelegramClient(BotMethods):
         payload = _payload(params)
         if retry_unknown is None:
             retry_unknown = is_idempotent(method)
-        chat = chat_id_for_pacing if chat_id_for_pacing is not None else payload.get("chat_id")
+        chat = payload.get("chat_id")
         paced_chat = chat if is_paced_method(method) else None
         attempt = 0
         last_error: TelegramError | None = None
@@ -137,7 +137,7 @@ class TelegramClient(BotMethods):
             except TelegramError as exc:
                 self._log_failure(method, chat, exc, started)
                 if isinstance(exc, RetryAfter):
-                    self._spread_flood(exc, chat, broadcast)
+                    self._spread_flood(exc, chat)
                 # A hard deadline keeps room for the retry's own attempt.
                 room = MIN_ATTEMPT_SECONDS if hard_deadline and deadline is not None else 0.0
                 decision = decide(exc, attempt, now=self.clock(),
@@ -246,7 +246,7 @@ class TelegramClient(BotMethods):
             raise RetryAfter(method, max(lane.next_slot_in(), LOW_PRIORITY_WAIT),
                              "bot-wide budget: no slot in time", error_code=None)
 
-    def _spread_flood(self, exc: RetryAfter, chat: Any, broadcast: bool) -> None:
+    def _spread_flood(self, exc: RetryAfter, chat: Any) -> None:
         """Tell the pacers about a 429: Telegram's retry_after holds the whole bot, in every process."""
         until = self.clock() + exc.retry_after
         if self.budget is not None:
