@@ -21,6 +21,9 @@ log = logging.getLogger("app.telegram")
 MIN_ATTEMPT_SECONDS = 0.05
 # A hard-deadline attempt needs this many typical call times left, or it is not made.
 ATTEMPT_HEADROOM = 1.5
+# The typical call time moves this fraction of the way to each new call's time:
+# one slow call barely shifts it, a lasting slowdown shows within about ten calls.
+CALL_TIME_WEIGHT = 0.2
 # A low-priority call (a progress edit) takes a bot-wide slot only if one is
 # free this soon; otherwise it is refused (the outbox keeps it for later).
 LOW_PRIORITY_WAIT = 0.05
@@ -174,7 +177,7 @@ class TelegramClient(BotMethods):
     def _note_call_time(self, seconds: float) -> None:
         """Fold one successful call's duration into the moving average."""
         typical = self.typical_call_seconds
-        self.typical_call_seconds = seconds if typical is None else typical + 0.2 * (seconds - typical)
+        self.typical_call_seconds = seconds if typical is None else typical + CALL_TIME_WEIGHT * (seconds - typical)
 
     def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
               priority: str | None, slots: int = 1, chat_wait: float | None = None) -> bool:
