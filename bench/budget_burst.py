@@ -46,8 +46,8 @@ from bench.common import (
     engine_settings,
     fresh_database,
     insert_users,
-    jittered,
     migrate,
+    telegram_limits,
 )
 from bench.output import print_table, write_results
 from bench.webhook_load import free_port, pct, start_gunicorn
@@ -130,7 +130,7 @@ def rate_between(times: list[float], start: float, end: float) -> float:
 def scenario(kind: str, db_kind: str, args) -> dict:
     """One broadcaster: fresh database, simulator and gunicorn; broadcast, then the burst; read the simulator."""
     settings = engine_settings()
-    sim_cfg = dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(args.latency))
+    sim_cfg = telegram_limits(args.latency)
     with fresh_database(db_kind) as url, Simulator(**sim_cfg) as sim:
         migrate(url)
         port = free_port()
