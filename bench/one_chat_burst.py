@@ -32,7 +32,7 @@ from bench.common import (
     migrate,
 )
 from bench.output import print_table, write_results
-from bench.webhook_load import free_port, pct, start_gunicorn
+from bench.webhook_load import free_port, pct, start_gunicorn, stop_gunicorn
 
 FLOOD_USER = BASE_ID + 20_000_000
 OTHERS_BASE = FLOOD_USER + 1
@@ -69,8 +69,7 @@ def main(argv=None) -> int:
             report = flood_child.main(f"http://127.0.0.1:{port}", FLOOD_USER, args.texts, args.connections,
                                       OTHERS_BASE, args.others, 4)
         finally:
-            gunicorn.terminate()
-            gunicorn.wait(timeout=30)
+            stop_gunicorn(gunicorn)
         wall = time.time() - started
         stats = sim.stats()
         replies = len([d for d in sim.deliveries("sendMessage") if d["chat_id"] == FLOOD_USER])
