@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=2000, help="simulated users (default 2000)")
     parser.add_argument("--latency-ms", type=int, default=60, help="simulated Bot API latency")
-    parser.add_argument("--tick", type=int, default=5, help="seconds per cron pump call (cron uses 50)")
+    parser.add_argument("--tick", type=int, default=5, help="seconds per pump call (cron: cron_pump_seconds, 57)")
     args = parser.parse_args(argv)
     if not 1 <= args.users <= 200_000:
         parser.error("--users must be between 1 and 200000")
