@@ -22,6 +22,8 @@ import sys
 import time
 from urllib.parse import urlsplit
 
+# As pump.sh's curl: connect within 10 s; the answer comes after cron_pump_seconds (at
+# most 58) plus the last writes, so a request still open after 62 s is abandoned.
 CONNECT_TIMEOUT = 10
 MAX_TIME = 62
 # The pump answers with a small JSON report; more than this is not read (a

@@ -7,6 +7,7 @@ AUDIENCES = ("all", "non_members", "members")
 MEMBER_AUDIENCES = ("non_members", "members")
 # fa / en: language_code starting with it; other: anything else, NULL included.
 LANGS = ("fa", "en", "other")
+# Ten years: a longer "active within" or "joined within" window is a typo, not a filter.
 MAX_DAYS = 3650
 
 

@@ -27,6 +27,7 @@ from app.repository import audit_log
 __all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED", "PAUSED",
            "RESCHEDULED", "RESUMED", "RETRIED", "SCHEDULED", "SENT_NOW", "SETTING_CHANGED", "UNSENT", "EDITED",
            "admin_actor", "entries", "record"]
+# Details are short (a reason, "key: old -> new", a time); this bounds one runaway text.
 DETAIL_LIMIT = 2000
 
 

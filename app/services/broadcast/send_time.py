@@ -20,6 +20,7 @@ PRESETS = ("hour", "tonight", "tomorrow")
 TONIGHT_AT, TOMORROW_AT = time(21, 0), time(9, 0)
 # A year this far ahead is a typo (1505 for 1405), not a plan.
 MAX_AHEAD = timedelta(days=366)
+# A year below this is Jalali (now about 1405), one above it Gregorian (now about 2026).
 JALALI_BEFORE = 1700
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "0123456789" * 2)
 _PERSIAN = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
