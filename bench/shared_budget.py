@@ -38,7 +38,7 @@ def child(args: dict) -> dict:
     install_engine_hooks()
     engine = repo.budget_engine(args["url"])
     clock = BudgetClock(engine)
-    clock.reanchor()
+    clock.to_us(time.monotonic())  # the first mapping reads the database's clock, before the timed part
     limiter = SharedRateLimiter(engine, args["rate"], db_clock=clock)
     uses, lateness, lock = [], [], threading.Lock()
     time.sleep(max(0.0, args["start_at"] - time.time()))
