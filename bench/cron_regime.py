@@ -1,4 +1,4 @@
-"""Benchmark 5: the cron regime — a pump_all(budget) at the start of every tick — and 40,000 users.
+"""The cron regime — a pump_all(budget) at the start of every tick — and 40,000 users.
 
 Runs --ticks real ticks: at t0 + i*tick, pump_all(pump_seconds) (what
 /internal/pump runs), against a simulator with Telegram's limits and 80 ms ± 10 %.

@@ -1,4 +1,4 @@
-"""Benchmark 2: one pump process sending a paid broadcast (allow_paid_broadcast) as fast as allowed.
+"""One pump process sending a paid broadcast (allow_paid_broadcast) as fast as allowed.
 
 Simulator: paid_rate 1000/s, 50 ms latency ± 10 %. Job: broadcast_paid_enabled on,
 broadcast_paid_rate_per_second 900, broadcast_paid_concurrency 64 (the defaults).

@@ -1,4 +1,4 @@
-"""Benchmark 1: the real pump at the default rate vs hand-written senders, at 20/80/150 ms latency.
+"""The real pump at the default rate vs hand-written senders, at 20/80/150 ms latency.
 
 Simulator: 30 msg/s bot-wide, 1/s per chat, latency ± 10 %. Each contender gets
 its own fresh simulator process with the same settings.

@@ -1,4 +1,4 @@
-"""Benchmark 6: /start through gunicorn (2 sync workers) on MariaDB, loaded from loopback.
+"""/start through gunicorn (2 sync workers) on MariaDB, loaded from loopback.
 
 Starts a simulator process, a fresh migrated database, and
 `gunicorn -w 2 -b 127.0.0.1:PORT wsgi:app` with the app's real environment
