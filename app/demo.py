@@ -142,8 +142,8 @@ def run_wizard(sim: SimulatorServer) -> int:
     return mark
 
 
-def job_status(app) -> dict:
-    """Return the newest job's status dict."""
+def job_status(app):
+    """Return the newest job's status (a JobView)."""
     from app.services.broadcast import jobs
     from app.services.broadcast.status import job_status as status_of
 
@@ -152,14 +152,14 @@ def job_status(app) -> dict:
         return status_of(job)
 
 
-def drain_like_cron(app, base: str, tick: int) -> dict:
+def drain_like_cron(app, base: str, tick: int):
     """Call /internal/pump as the cPanel cron line would, showing progress, until the job ends."""
     while True:
         st = job_status(app)
-        done = st["total"] - st["pending"]
-        print(f"\r  cron pumping {bar(done, st['total'])} {done}/{st['total']}  sent={st['sent']} "
-              f"skipped={st['skipped']} rate={st['rate']}/s eta={st['eta']}s   ", end="", flush=True)
-        if st["status"] not in ("running", "queued"):
+        done = st.total - st.pending
+        print(f"\r  cron pumping {bar(done, st.total)} {done}/{st.total}  sent={st.sent} "
+              f"skipped={st.skipped} rate={st.rate}/s eta={st.eta}s   ", end="", flush=True)
+        if st.status not in ("running", "queued"):
             print(flush=True)
             return st
         r = requests.get(f"{base}/internal/pump", params={"seconds": tick},
@@ -201,11 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         # The broadcast copies the admin's message; the admin is a user too.
         chats = [d["chat_id"] for d in sim.deliveries()[sim_mark:] if d["method"] == "copyMessage"]
         expected = len(ids) - len(blocked) + 1
-        say(f"5. Summary of job #{st['id']}: status={st['status']} total={st['total']} sent={st['sent']} "
-            f"skipped={st['skipped']} failed={st['failed']} unknown={st['unknown']} in {took:.1f} s")
+        say(f"5. Summary of job #{st.id}: status={st.status} total={st.total} sent={st.sent} "
+            f"skipped={st.skipped} failed={st.failed} unknown={st.unknown} in {took:.1f} s")
         say(f"   simulator delivered {len(chats)} copies to {len(set(chats))} users "
             f"(expected {expected}: every user who has not blocked the bot, the admin included, exactly once)")
-        ok = st["status"] == "completed" and st["sent"] == len(chats) == len(set(chats)) == expected
+        ok = st.status == "completed" and st.sent == len(chats) == len(set(chats)) == expected
         say("   ✅ counts match the simulator's own record" if ok else "   ❌ counts do NOT match")
         return 0 if ok else 1
     finally:
