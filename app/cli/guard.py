@@ -2,9 +2,9 @@
 
 The flask CLI builds the app to list its commands. A configuration error found while it is only
 listing or resolving them (at the root of the command line) is kept on the app instead of raised;
-each of the app's commands raises it when it actually runs, as click's one-line "Error: ...".
-A command that builds the app itself (`db upgrade`, `run`, `shell`, `routes`) still gets the error
-at once.
+each of the app's commands (ours, and Flask-Migrate's `db` ones registered on the app) raises it
+when it actually runs, as click's one-line "Error: ...". Flask's own `run`, `shell` and `routes`
+build the app themselves, below the root, and so still get the error at once.
 """
 from __future__ import annotations
 

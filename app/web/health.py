@@ -50,7 +50,8 @@ def healthz():
         current = schema_revisions()
     except SQLAlchemyError as exc:
         log.warning("health check failed: %s", describe(exc))
-        return jsonify(ok=False, database="unavailable", reason=classify(exc), fix=FIXES[classify(exc)]), 503
+        kind = classify(exc)
+        return jsonify(ok=False, database="unavailable", reason=kind, fix=FIXES[kind]), 503
     if current == heads:
         return jsonify(ok=True, database="ok", schema=_ids(current))
     if not current:
