@@ -33,17 +33,18 @@ class ConfigError(click.ClickException):
 
 
 def parse_admin_ids(raw: str | None) -> frozenset[int]:
-    """Parse ADMIN_IDS ("1,2, 3") into a set of ints, with a clear error."""
+    """Parse ADMIN_IDS ("1,2, 3") into a set of ints; anything else (1;2, 1,,2, @name) is a clear error."""
+    if raw is None or not raw.strip():
+        return frozenset()
     ids = set()
-    for part in (raw or "").replace(";", ",").split(","):
+    for part in raw.split(","):
         part = part.strip()
-        if not part:
-            continue
-        try:
-            ids.add(int(part))
-        except ValueError:
-            raise ConfigError(f"ADMIN_IDS: {part!r} is not a Telegram user id; "
-                              "use numeric ids separated by commas, e.g. ADMIN_IDS=123456789,987654321") from None
+        if not (part.isascii() and part.isdigit()):
+            what = "an empty item (two commas in a row, or one at an end)" if not part else \
+                f"{part!r} is not a Telegram user id"
+            raise ConfigError(f"ADMIN_IDS: {what}; expected comma-separated numeric Telegram user ids, "
+                              "e.g. ADMIN_IDS=123456789,987654321")
+        ids.add(int(part))
     return frozenset(ids)
 
 

@@ -13,6 +13,7 @@ from app.bot import (
     broadcast_album,
     broadcast_controls,
     broadcast_wizard,
+    help_screen,
     history,
     ledger,
     membership,
@@ -35,9 +36,10 @@ LOGGED_DATA_CHARS = 80
 Handler = Callable[[BotContext], None]
 
 # Commands anyone may send; the rest are admin commands.
-PUBLIC_COMMANDS = frozenset({"start"})
+PUBLIC_COMMANDS = frozenset({"start", "help"})
 COMMANDS: dict[str, Handler] = {
     "start": start.on_start,
+    "help": help_screen.on_help,
     "broadcast": broadcast_wizard.on_broadcast,
     "settings": admin_settings.on_settings,
     "cancel": admin_menu.on_cancel,

@@ -13,7 +13,7 @@ from app.simulator.config import as_json
 from app.simulator.params import resolve_chat_id
 from app.simulator.server import HttpServer
 from app.simulator.state import SimState
-from app.simulator.updates import BUILDERS
+from app.simulator.updates import BUILDERS, check_fields
 from app.simulator.webhook import post_json, register_update, webhook_reply, webhook_target
 
 _BOT_PATH = re.compile(r"^/bot([^/]*)/([^/]+)/?$")
@@ -201,8 +201,7 @@ class SimulatorServer:
 
     def build_update(self, kind: str, **kwargs: Any) -> dict:
         """Build an Update of a kind in updates.BUILDERS with this bot's ids."""
-        if kind not in BUILDERS:
-            raise ValueError(f"unknown update kind {kind!r}; use one of {sorted(BUILDERS)}")
+        check_fields(kind, kwargs)
         if kind in ("callback_query", "my_chat_member"):
             kwargs.setdefault("bot_id", self.state.bot["id"])
         if kind == "message" and kwargs.get("message_id") is None:
