@@ -15,6 +15,7 @@ from app.services.broadcast.progress import action_counts, action_title, format_
 from app.services.broadcast.status import Offers, job_status
 from app.texts import TEXTS, t
 
+# /jobs lists this many: one screen on a phone, far inside Telegram's 4096 characters.
 RECENT_JOBS = 10
 # A job view shows its newest entries: a long history must not push the text past Telegram's 4096.
 VIEW_AUDIT_ENTRIES = 15

@@ -25,6 +25,9 @@ from app.telegram.errors import TelegramError
 from app.texts import t
 
 STAR_PER_MESSAGE = 0.1
+# getMyStarBalance gives whole Stars plus nanostars; a balance short of the cost
+# by less than one nanostar is float rounding, not a shortfall.
+NANOSTARS_PER_STAR = 1_000_000_000
 BALANCE_SECONDS = 3.0
 SILENT, PROTECT, FILTERS, PAID_OK = "silent", "protect", "filters", "paid_ok"
 # Toggle argument -> what it flips; the label keys are btn_opt_<argument>.
@@ -200,7 +203,7 @@ def star_balance(ctx: BotContext) -> float | None:
     """Ask Telegram for the bot's Star balance; None when it cannot be read."""
     try:
         amount = ctx.client.get_my_star_balance(deadline=time.monotonic() + BALANCE_SECONDS, hard_deadline=True)
-        return int(amount.get("amount", 0)) + int(amount.get("nanostar_amount", 0)) / 1e9
+        return int(amount.get("amount", 0)) + int(amount.get("nanostar_amount", 0)) / NANOSTARS_PER_STAR
     except (TelegramError, AttributeError, TypeError, ValueError):
         return None
 
@@ -214,7 +217,7 @@ def paid_lines(ctx: BotContext, n: int) -> tuple[str, bool]:
     if balance is None:
         return line + ctx.text("wiz_balance_unknown"), False
     line += ctx.text("wiz_balance_line", balance=stars_text(balance))
-    if balance + 1e-9 < cost:
+    if balance + 1 / NANOSTARS_PER_STAR < cost:
         return line + ctx.text("wiz_balance_short", balance=stars_text(balance), stars=f"{cost:.1f}"), False
     return line, True
 

@@ -18,6 +18,11 @@ from app.simulator.webhook import post_json, register_update, webhook_reply, web
 
 _BOT_PATH = re.compile(r"^/bot([^/]*)/([^/]+)/?$")
 _NOT_FOUND = encode({"ok": False, "error_code": 404, "description": "Not Found"})
+# serve_forever looks for a shutdown request this often: stop() returns within it
+# (tests start and stop many simulators).
+SHUTDOWN_POLL_SECONDS = 0.05
+# stop() waits this long for the serving thread, which has no request left to finish.
+STOP_JOIN_SECONDS = 5
 
 
 class SimulatorServer:
@@ -36,7 +41,7 @@ class SimulatorServer:
         """Bind and serve in a daemon thread; return self."""
         self._httpd = HttpServer(self._address, self.route)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={
-            "poll_interval": 0.05}, name="bot-api-simulator", daemon=True)
+            "poll_interval": SHUTDOWN_POLL_SECONDS}, name="bot-api-simulator", daemon=True)
         self._thread.start()
         return self
 
@@ -47,7 +52,7 @@ class SimulatorServer:
         self._httpd.shutdown()
         self._httpd.close_connections()
         self._httpd.server_close()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=STOP_JOIN_SECONDS)
         self._httpd = None
 
     def __enter__(self) -> SimulatorServer:

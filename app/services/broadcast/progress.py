@@ -11,6 +11,7 @@ from app.services.broadcast.status import job_status, retry_offer
 from app.texts import t
 
 log = logging.getLogger(__name__)
+# Cells of the progress bar: it fits one line of a phone screen.
 BAR_WIDTH = 12
 
 
