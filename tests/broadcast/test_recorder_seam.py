@@ -12,40 +12,36 @@ from app.services.telegram_factory import get_client, new_outbox
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, expire_lease, recorder_for, reload
 
 
-def leased_pump(job_id: int, settings: dict) -> Pump:
-    """A pump holding the job's lease, as drain.pump() builds it (its run() is not called)."""
+def leased_recorder(window: int, **job_kw) -> tuple[int, Pump, object]:
+    """A text job, a pump holding its lease as drain.pump() builds it (run() not called), and that pump's Recorder."""
+    settings = engine_settings()
+    job = create_text_job(settings=settings, **job_kw)
     client = get_client(settings)
-    p = Pump(job_id, 30, settings, client, new_outbox(client), time.monotonic, time.sleep)
+    p = Pump(job.id, 30, settings, client, new_outbox(client), time.monotonic, time.sleep)
     assert p.lease.acquire()
-    return p
+    return job.id, p, recorder_for(p, reload(job.id), window)
 
 
 def test_a_step_on_a_paused_job_claims_nothing_and_tells_the_pump_to_halt(app, simulator):
     create_users(3)
-    settings = engine_settings()
-    job = create_text_job(settings=settings)
-    p = leased_pump(job.id, settings)
-    recorder = recorder_for(p, reload(job.id), window=2)
-    assert jobs.pause_job(job.id, "by hand", actor="admin:1001")
+    job_id, p, recorder = leased_recorder(window=2)
+    assert jobs.pause_job(job_id, "by hand", actor="admin:1001")
     result = recorder.step([], 2, 0, None)
     assert result == StepResult(stop=Stop.PAUSED, halt=True)
     p.heed(result)
     assert p.stop == Stop.PAUSED
     # Halted for good: a send waiting out a 429 does not retry, even once the job runs again.
-    assert jobs.resume_job(job.id) == "running"
+    assert jobs.resume_job(job_id) == "running"
     assert p.may_retry() is False
     p.lease.release()
 
 
 def test_a_heartbeat_after_a_takeover_reports_the_lost_lease(app, simulator):
     create_users(1)
-    settings = engine_settings()
-    job = create_text_job(settings=settings)
-    p = leased_pump(job.id, settings)
-    recorder = recorder_for(p, reload(job.id), window=1)
+    job_id, _, recorder = leased_recorder(window=1)
     assert recorder.heartbeat() is None
-    expire_lease(job.id)
-    assert Lease(job.id, time.monotonic, time.sleep).acquire()
+    expire_lease(job_id)
+    assert Lease(job_id, time.monotonic, time.sleep).acquire()
     assert recorder.heartbeat() == Stop.LEASE_LOST
 
 
@@ -57,10 +53,8 @@ def test_each_claim_carries_its_recipients_name_for_a_personal_greeting(app, sim
     ali = db.session.get(User, users[0])
     ali.first_name, ali.language_code = "Ali", "en"
     db.session.commit()
-    settings = engine_settings()
-    job = create_text_job(text="سلام {first_name}", settings=settings)
-    p = leased_pump(job.id, settings)
-    claimed = recorder_for(p, reload(job.id), window=2).step([], 2, 0, None).claimed
+    _, p, recorder = leased_recorder(window=2, text="سلام {first_name}")
+    claimed = recorder.step([], 2, 0, None).claimed
     assert [(c.user_id, c.first_name, c.language_code) for c in claimed] == [
         (users[0], "Ali", "en"), (users[1], f"کاربر {users[1]} 🎉", None)]
     p.lease.release()
