@@ -141,11 +141,18 @@ def app(database_url, simulator):
     telegram_factory.reset_clients()
 
 
+# One round trip tells which tables hold rows: most tests touch few of them,
+# and on MariaDB a DELETE of an empty table still costs a few milliseconds.
+ANY_ROWS = text("SELECT " + ", ".join(f"EXISTS (SELECT 1 FROM {table})" for table in TABLES))
+
+
 def clean_tables(db) -> None:
     """Delete every row so each test starts empty."""
     db.session.rollback()
-    for table in TABLES:
-        db.session.execute(text(f"DELETE FROM {table}"))
+    filled = db.session.execute(ANY_ROWS).one()
+    for table, has_rows in zip(TABLES, filled, strict=True):
+        if has_rows:
+            db.session.execute(text(f"DELETE FROM {table}"))
     db.session.commit()
 
 
