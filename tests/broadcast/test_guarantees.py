@@ -289,12 +289,12 @@ def test_asking_for_the_free_client_never_slows_a_running_paid_pump(app, simulat
 def test_a_pump_waiting_out_a_long_429_keeps_its_lease(app, simulator, monkeypatch):
     import app.services.broadcast.lease as lease_module
 
-    monkeypatch.setattr(lease_module, "LEASE_TTL_SECONDS", 4)
-    monkeypatch.setattr(lease_module, "LEASE_HEARTBEAT_SECONDS", 1)
-    # One send, told to wait 9 s: longer than the 4 s TTL.
-    job, worker, out = start_one_send_waiting_out_a_429(app, simulator, retry_after=9, budget=15)
+    monkeypatch.setattr(lease_module, "LEASE_TTL_SECONDS", 3)
+    monkeypatch.setattr(lease_module, "LEASE_HEARTBEAT_SECONDS", 0.75)
+    # One send, told to wait 5 s: longer than the 3 s TTL.
+    job, worker, out = start_one_send_waiting_out_a_429(app, simulator, retry_after=5, budget=15)
     simulator.configure(fail_429_ratio=0.0)
-    time.sleep(5)  # past the 4 s TTL: only renewals keep the lease ours
+    time.sleep(3.5)  # past the 3 s TTL: only renewals keep the lease ours
     rival = pump(job.id, 1, settings=ONE_AT_A_TIME)
     assert rival.stop == "lease_miss", "the waiting pump's lease expired and another pump took its items"
     assert tallies(job.id) == {"sending": 1}
