@@ -26,9 +26,15 @@ SIM_DEFAULTS = dict(
 
 # Load-sensitive tests run alone, after the parallel phase (tests/run_suite.py): real worker
 # processes, kills, bot-wide timelines shared across processes, rates and gaps judged by arrival.
-# Kills, races, database trouble and fuzzing judge exact counts, not time: they run in parallel.
-SERIAL_DIRS = ("tests/telegram/", "tests/deploy/")
+# Kills, races, database trouble and fuzzing judge exact counts, not time: they run in parallel,
+# as do the rest of tests/telegram/ (fake clocks, pure rules, outcomes) and the pump's outcomes
+# judged by counts (tests/broadcast/test_pump_outcomes.py).
+SERIAL_DIRS = ("tests/deploy/",)
 SERIAL_FILES = frozenset({
+    "tests/telegram/test_broadcast_rate.py", "tests/telegram/test_client_sim.py",
+    "tests/telegram/test_outbox_bounded.py", "tests/telegram/test_outbox_sim.py",
+    "tests/telegram/test_shared_budget.py", "tests/telegram/test_shared_budget_api.py",
+    "tests/telegram/test_transport_urllib3.py",
     "tests/reliability/test_budget_multiprocess.py", "tests/reliability/test_one_chat_burst.py",
     "tests/reliability/test_rate_limit_storm.py",
     "tests/bot/test_busy_chat.py", "tests/bot/test_wizard_album_busy.py", "tests/bot/test_wizard_album_e2e.py",
