@@ -48,12 +48,16 @@ SERIAL_FILES = frozenset({
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the load-sensitive tests `serial` (by file), so the runner keeps them out of the parallel phase."""
+    """Mark the load-sensitive tests `serial` (by file) for the runner to keep apart; put slow files first."""
     root = str(config.rootpath) + os.sep
     for item in items:
         path = str(item.path).removeprefix(root).replace(os.sep, "/")
         if path.startswith(SERIAL_DIRS) or path in SERIAL_FILES:
             item.add_marker(pytest.mark.serial)
+    # Files with a long scenario (marked slow) run first: pytest-xdist's loadfile gives each
+    # file to one worker, and a long file handed out last holds the parallel phase open alone.
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 
 
 @pytest.fixture(scope="session")
