@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.db_errors import MISSING_TABLES, UPGRADE, classify, describe
+from app.db_errors import FIXES, MISSING_TABLES, UPGRADE, classify, describe
 from app.extensions import db
 
 bp = Blueprint("health", __name__)
@@ -50,7 +50,8 @@ def healthz():
         current = schema_revisions()
     except SQLAlchemyError as exc:
         log.warning("health check failed: %s", describe(exc))
-        return jsonify(ok=False, database="unavailable", reason=classify(exc)), 503
+        kind = classify(exc)
+        return jsonify(ok=False, database="unavailable", reason=kind, fix=FIXES[kind]), 503
     if current == heads:
         return jsonify(ok=True, database="ok", schema=_ids(current))
     if not current:
