@@ -11,7 +11,6 @@ import pytest
 from app.services.broadcast import outcomes
 from app.services.broadcast.drain import pump
 from app.services.broadcast.pump import Pump
-from app.services.broadcast.recorder import Recorder
 from app.services.telegram_factory import get_client, new_outbox
 from tests.broadcast.helpers import (
     BASE_ID,
@@ -20,6 +19,7 @@ from tests.broadcast.helpers import (
     create_users,
     engine_settings,
     expire_lease,
+    recorder_for,
     reload,
 )
 
@@ -38,8 +38,8 @@ def test_a_stalled_pump_is_fenced_off_after_its_lease_expires(app, simulator):
     client = get_client(FAST)
     stalled = Pump(job_id, 30, FAST, client, new_outbox(client), time.monotonic, time.sleep)
     assert stalled.lease.acquire()
-    recorder = Recorder(stalled, reload(job_id), window=4)
-    in_flight = recorder.step([], 3, 0)
+    recorder = recorder_for(stalled, reload(job_id), window=4)
+    in_flight = recorder.step([], 3, 0).claimed
     assert len(in_flight) == 3
     # The stalled pump hangs past its lease; another pump takes over and finishes.
     expire_lease(job_id)
@@ -48,12 +48,13 @@ def test_a_stalled_pump_is_fenced_off_after_its_lease_expires(app, simulator):
     job = reload(job_id)
     assert (job.sent_count, job.unknown_count) == (27, 3), "the stalled pump's items became unknown, not re-sent"
     # The stalled pump wakes up: its sends "succeed" but it may write nothing.
-    done = [(item_id, user_id, outcomes.OK) for item_id, user_id in in_flight]
-    assert recorder.step(done, 4, 0) == []
-    assert stalled.stop == "lease_lost"
+    done = [(c.item_id, c.user_id, outcomes.OK) for c in in_flight]
+    woke = recorder.step(done, 4, 0)
+    assert woke.claimed == ()
+    assert woke.stop == "lease_lost"
     assert assert_consistent(job_id, simulator) == {"sent": 27, "unknown": 3}
     chats = delivered(simulator)
-    assert not set(chats) & {user_id for _, user_id in in_flight}, "nobody re-sent the uncertain items"
+    assert not set(chats) & {c.user_id for c in in_flight}, "nobody re-sent the uncertain items"
 
 
 def start_child(job_id: int, simulator) -> subprocess.Popen:
