@@ -46,16 +46,17 @@ def _run(app: Flask) -> None:
     """Run one fallback slice in an app context of its own; never raise (a background thread)."""
     from app.services.broadcast.fallback import drain_slice
 
-    ran = None
+    late = False
     try:
         with app.app_context():
             try:
-                ran = drain_slice()
+                late = drain_slice() is not None
             finally:
                 db.session.remove()
     except Exception:
         log.exception("the cron fallback slice failed")
     finally:
-        # After a slice, the next update may start another at once; otherwise wait before looking again.
-        _next_check[0] = 0.0 if ran else time.monotonic() + CHECK_EVERY_SECONDS
+        # While cron is late the next update looks again at once (this process's slice ended, or another
+        # process's may have); on time, a process waits CHECK_EVERY_SECONDS before its next look.
+        _next_check[0] = 0.0 if late else time.monotonic() + CHECK_EVERY_SECONDS
         _running.release()

@@ -10,8 +10,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.logging_setup import log_context
-from app.services import albums
 from app.models.pump_run import CRON
+from app.services import albums
 from app.services.broadcast import drain
 from app.services.broadcast.cron_watch import run_recorded
 from app.services.settings import load_settings

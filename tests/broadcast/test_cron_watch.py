@@ -47,7 +47,8 @@ def age_cron(minutes: float) -> None:
 
 def cron_alerts(simulator, chat_id: int = ADMIN_ID) -> list[str]:
     """Return the cron alerts the chat received."""
-    return [d["text"] for d in simulator.deliveries("sendMessage", chat_id) if "/internal/pump" in (d.get("text") or "")]
+    texts = (d.get("text") or "" for d in simulator.deliveries("sendMessage", chat_id))
+    return [text for text in texts if "/internal/pump" in text]
 
 
 def test_cron_the_cli_an_admin_and_the_fallback_are_each_recorded(app, client, runner, simulator):

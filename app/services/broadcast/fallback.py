@@ -33,7 +33,11 @@ ALERT_FLUSH_SECONDS = 5.0
 
 
 def drain_slice(*, client=None) -> list | None:
-    """If cron is late: alert once per outage, then run one slice unless another runs; None when nothing ran."""
+    """If cron is late: alert once per outage, then run one slice unless another runs.
+
+    Return None while cron is on time, [] when another process's slice holds
+    the lease, else the slice's PumpResults.
+    """
     from app.services.telegram_factory import get_client, new_outbox
 
     settings = load_settings()
@@ -48,7 +52,7 @@ def drain_slice(*, client=None) -> list | None:
     taken = repo.take_slice(token, now, now + timedelta(seconds=FALLBACK_SLICE_SECONDS + SLICE_LEASE_MARGIN_SECONDS))
     db.session.commit()
     if not taken:
-        return None
+        return []
     try:
         results = run_recorded(FALLBACK, lambda: drain.pump_all(FALLBACK_SLICE_SECONDS, settings=settings,
                                                                 client=client))
