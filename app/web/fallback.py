@@ -1,12 +1,16 @@
 """Start the traffic fallback (app.services.broadcast.fallback) once a webhook answer is complete.
 
-Measured with gunicorn 27 (sync worker, Content-Length set): the response
-iterable's close() runs after the client has the whole response, but the
-worker takes no other request until close() returns. Passenger's
-wsgi-loader.py calls close() before it shuts its socket to Passenger's core,
-which may be what tells Apache the response ended. So close() does nothing
-but start a thread: under both servers it returns at once, the slice runs
-beside the next requests, and no reply waits for it.
+Measured, each with a response iterable whose close() sleeps 2 s (Content-Length set, keep-alive asked):
+- gunicorn 27, sync worker: the client has the whole response before close() runs, but that worker
+  takes no other request until close() returns. A slice there runs in a thread of its own, so the
+  worker is free at once; a graceful worker stop waits for the (non-daemon) thread.
+- Passenger 6.0.17 (Debian's mod_passenger, Apache): the client also has the whole response before
+  close() ends (Passenger ends it at Content-Length), and the process counts as busy until close()
+  returns. A process with no request in flight is idle, and Passenger stops idle processes
+  (PassengerPoolIdleTime): a slice in a thread was cut off there, leaving its in-flight sends unknown
+  (the deployment test saw 12). So under Passenger the slice runs inside close() itself: the reply is
+  already out, and the process is not stopped mid-slice; Passenger routes other requests to its other
+  processes meanwhile.
 """
 from __future__ import annotations
 
@@ -25,15 +29,20 @@ _running = threading.Lock()  # one slice thread per process; the bot-wide lease 
 _next_check = [0.0]
 
 
-def start_after(response: Response, app: Flask) -> Response:
+def start_after(response: Response, app: Flask, environ: dict) -> Response:
     """Arrange for a fallback check when the server closes the response (after sending it)."""
-    response.call_on_close(lambda: _start(app))
+    # wsgi-loader.py puts passenger.hijack in every request's environ: the way to know it is Passenger.
+    inline = "passenger.hijack" in environ
+    response.call_on_close(lambda: _start(app, inline))
     return response
 
 
-def _start(app: Flask) -> None:
-    """Start the slice thread unless one runs in this process or the last check is fresh."""
+def _start(app: Flask, inline: bool) -> None:
+    """Run the check (and maybe a slice) here or in a thread, unless one runs in this process or the last is fresh."""
     if time.monotonic() < _next_check[0] or not _running.acquire(blocking=False):
+        return
+    if inline:
+        _run(app)
         return
     try:
         # Not a daemon: a worker stopping gracefully lets the slice finish its bounded budget.

@@ -36,7 +36,7 @@ def telegram_webhook():
     log_context.set(f"update={data['update_id']}")
     outcome = process_update(data)
     # While cron is late, this update's answer also carries the broadcast queue forward, once sent.
-    return start_after(jsonify(ok=True, outcome=outcome), current_app._get_current_object())
+    return start_after(jsonify(ok=True, outcome=outcome), current_app._get_current_object(), request.environ)
 
 
 def parse_update(body: bytes) -> tuple[dict | None, str | None]:
