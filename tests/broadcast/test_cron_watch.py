@@ -1,6 +1,7 @@
 """Pump runs recorded bot-wide; late cron alerted once per outage, shown to admins, reported by /healthz."""
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 
@@ -188,3 +189,24 @@ def test_cron_alert_minutes_is_1_to_60(raw):
     with pytest.raises(SettingError):
         parse_value("cron_alert_minutes", raw)
     assert parse_value("cron_alert_minutes", "60") == 60
+
+
+def test_of_many_processes_seeing_the_outage_at_once_one_claims_the_alert(app):
+    now = db_utcnow()
+    repo.cron_seen(now - timedelta(minutes=10))
+    db.session.commit()
+    barrier, won = threading.Barrier(6), []
+
+    def claim() -> None:
+        with app.app_context():
+            barrier.wait()
+            won.append(repo.claim_alert(now, now - timedelta(minutes=3)))
+            db.session.commit()
+            db.session.remove()
+
+    threads = [threading.Thread(target=claim) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(won) == [False] * 5 + [True]

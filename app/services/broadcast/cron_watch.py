@@ -37,6 +37,7 @@ class CronState:
     last_cron_at: datetime | None
     waiting: tuple[tuple[int, str, datetime, int, int], ...]
     late: bool
+    alerted: bool = False  # this outage's alert went out already (as last read)
 
     @property
     def minutes_ago(self) -> int | None:
@@ -56,7 +57,7 @@ def cron_state(settings: dict) -> CronState:
     """Read the watch row and the waiting work; commit (nothing stays open)."""
     now = db_utcnow()
     row = repo.watch()
-    last = row.last_cron_at if row else None
+    last, alerted = (row.last_cron_at, row.alerted_at is not None) if row else (None, False)
     waiting = tuple(repo.waiting_jobs(now, grace(settings)))
     db.session.commit()
     late = False
@@ -64,7 +65,7 @@ def cron_state(settings: dict) -> CronState:
         since = min((w[2] for w in waiting if w[2] is not None), default=now)  # the oldest waiting work
         reference = max(since, last) if last else since
         late = now - reference >= timedelta(minutes=settings["cron_alert_minutes"])
-    return CronState(now, last, waiting, late)
+    return CronState(now, last, waiting, late, alerted)
 
 
 def run_recorded(source: str, run):
@@ -117,7 +118,7 @@ def alert_if_late(settings: dict, state: CronState, *, outbox, draining: str) ->
     guarded UPDATE (repo.claim_alert) decides: of all processes seeing the
     outage, one alerts; cron coming back (repo.cron_seen) ends the outage.
     """
-    if not state.late:
+    if not state.late or state.alerted:  # alerted: the UPDATE below would match nothing; spare the row lock
         return False
     cutoff = state.now - timedelta(minutes=settings["cron_alert_minutes"])
     won = repo.claim_alert(state.now, cutoff)
