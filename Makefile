@@ -5,9 +5,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
 
-$(STAMP): requirements.txt
+# The development venv: the app's requirements.txt plus requirements-dev.txt's tests and tools.
+$(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements.txt
+	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements-dev.txt
 	touch $(STAMP)
 
 ## Run the whole product on SQLite against the simulated Bot API.

@@ -6,6 +6,7 @@ import os
 import click
 from flask import Flask
 
+from app.cli.guard import defer
 from app.config import ConfigError, database_password, engine_options, load_config, missing_secrets
 
 
@@ -13,7 +14,11 @@ def create_app(config: dict | None = None) -> Flask:
     """Create the app: config, extensions, blueprints, error handlers, CLI."""
     app = Flask(__name__, instance_relative_config=True)
     os.makedirs(app.instance_path, exist_ok=True)
-    app.config.update(load_config(app.instance_path))
+    try:
+        app.config.update(load_config(app.instance_path))
+    except ConfigError as error:
+        defer(app, error)  # `flask --help` still lists the commands; they refuse to run
+        app.config.update(load_config(app.instance_path, env={}))
     if config:
         app.config.update(config)
         if "SQLALCHEMY_DATABASE_URI" in config and "SQLALCHEMY_ENGINE_OPTIONS" not in config:
@@ -31,9 +36,9 @@ def check_secrets(app: Flask) -> None:
     """Refuse to start in production without the secrets, naming what is missing."""
     missing = missing_secrets(app.config)
     if missing and not (app.testing or app.debug or app.config.get("ALLOW_MISSING_SECRETS")):
-        raise ConfigError("missing required environment variables: " + ", ".join(missing)
-                          + " (set them in cPanel > Setup Python App > Environment variables, "
-                          "or export them in this shell)")
+        defer(app, ConfigError("missing required environment variables: " + ", ".join(missing)
+                               + " (set them in cPanel > Setup Python App > Environment variables, "
+                               "or export them in this shell)"))
 
 
 def configure_logger(app: Flask) -> None:

@@ -6,10 +6,21 @@ import os
 import click
 from sqlalchemy.engine import make_url
 
+from app.db_setup import SQLITE_BUSY_SECONDS
+
 REQUIRED_SECRETS = ("TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET", "PUMP_TOKEN")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Characters no host name has: seen there, the URL was split at an @ inside the password.
 _NOT_IN_HOSTS = set("@#/?% ")
+# Shared hosts set MySQL's wait_timeout low (often 60-300 s): pooled connections are
+# recycled just under the common 300 s, and pinged before use for hosts set lower.
+MYSQL_POOL_RECYCLE_SECONDS = 280
+# An unreachable MySQL fails the request (503, Telegram retries) within this long,
+# instead of holding a web worker for the operating system's minutes-long TCP timeout.
+MYSQL_CONNECT_TIMEOUT_SECONDS = 10
+# Telegram's largest updates (a 4096-character text with its entities) are tens of KB:
+# a bigger body is not an update; it is refused (413) unread past the limit. Env: WEBHOOK_MAX_BODY_BYTES.
+DEFAULT_WEBHOOK_MAX_BODY_BYTES = 1_000_000
 PERCENT_ENCODE_HINT = ("percent-encode special characters in the user name and password "
                        "(@ -> %40, # -> %23, / -> %2F, : -> %3A, % -> %25)")
 
@@ -22,17 +33,18 @@ class ConfigError(click.ClickException):
 
 
 def parse_admin_ids(raw: str | None) -> frozenset[int]:
-    """Parse ADMIN_IDS ("1,2, 3") into a set of ints, with a clear error."""
+    """Parse ADMIN_IDS ("1,2, 3") into a set of ints; anything else (1;2, 1,,2, @name) is a clear error."""
+    if raw is None or not raw.strip():
+        return frozenset()
     ids = set()
-    for part in (raw or "").replace(";", ",").split(","):
+    for part in raw.split(","):
         part = part.strip()
-        if not part:
-            continue
-        try:
-            ids.add(int(part))
-        except ValueError:
-            raise ConfigError(f"ADMIN_IDS: {part!r} is not a Telegram user id; "
-                              "use numeric ids separated by commas, e.g. ADMIN_IDS=123456789,987654321") from None
+        if not (part.isascii() and part.isdigit()):
+            what = "an empty item (two commas in a row, or one at an end)" if not part else \
+                f"{part!r} is not a Telegram user id"
+            raise ConfigError(f"ADMIN_IDS: {what}; expected comma-separated numeric Telegram user ids, "
+                              "e.g. ADMIN_IDS=123456789,987654321")
+        ids.add(int(part))
     return frozenset(ids)
 
 
@@ -93,16 +105,15 @@ def default_database_url(instance_path: str) -> str:
 def engine_options(url: str) -> dict:
     """Return SQLAlchemy engine options suited to the database behind url."""
     if url.startswith("mysql") or url.startswith("mariadb"):
-        # Shared hosts set wait_timeout low (often 60-300 s): recycle below it
-        # and ping before use so a dropped connection is replaced, not raised.
+        # A connection the server dropped is replaced before use, not raised.
         return {
             "pool_pre_ping": True,
-            "pool_recycle": 280,
+            "pool_recycle": MYSQL_POOL_RECYCLE_SECONDS,
             "isolation_level": "READ COMMITTED",
-            "connect_args": {"charset": "utf8mb4", "connect_timeout": 10},
+            "connect_args": {"charset": "utf8mb4", "connect_timeout": MYSQL_CONNECT_TIMEOUT_SECONDS},
         }
     if url.startswith("sqlite"):
-        return {"connect_args": {"timeout": 30, "check_same_thread": False}}
+        return {"connect_args": {"timeout": SQLITE_BUSY_SECONDS, "check_same_thread": False}}
     return {"pool_pre_ping": True}
 
 
@@ -122,7 +133,8 @@ def load_config(instance_path: str, env: dict | None = None) -> dict:
         "PUMP_TOKEN": env.get("PUMP_TOKEN", ""),
         "ADMIN_IDS": parse_admin_ids(env.get("ADMIN_IDS")),
         "MAIN_CHANNEL_ID": parse_channel_id(env.get("MAIN_CHANNEL_ID")),
-        "WEBHOOK_MAX_BODY_BYTES": parse_int("WEBHOOK_MAX_BODY_BYTES", env.get("WEBHOOK_MAX_BODY_BYTES")) or 1_000_000,
+        "WEBHOOK_MAX_BODY_BYTES": parse_int("WEBHOOK_MAX_BODY_BYTES", env.get("WEBHOOK_MAX_BODY_BYTES"))
+                                   or DEFAULT_WEBHOOK_MAX_BODY_BYTES,
         "SECRET_KEY": env.get("SECRET_KEY") or os.urandom(16).hex(),
         "LOG_LEVEL": parse_log_level(env.get("LOG_LEVEL")),
     }

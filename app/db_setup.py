@@ -2,6 +2,10 @@
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+# A second SQLite writer waits this long for the first to commit. Every write
+# transaction here is short (one update, one batch): a writer still waiting
+# after this long is behind a stalled process, and fails instead of hanging.
+SQLITE_BUSY_SECONDS = 30
 _installed = False
 
 
@@ -28,7 +32,7 @@ def _on_connect(dbapi_connection, connection_record) -> None:
     if module.startswith("sqlite3"):
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_SECONDS * 1000}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()

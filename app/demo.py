@@ -29,6 +29,13 @@ PUMP_TOKEN = "demo-pump-token"
 ADMIN = 1001
 CHANNEL = -1001000000001
 FIRST_USER = 7_000_000_000
+# Telegram's bot-wide limit, enforced by the simulator and named in the story.
+TELEGRAM_RATE = 30
+# /start updates posted at once, as Telegram delivers to a busy bot's webhook.
+REGISTER_THREADS = 8
+# A pump call answers after its tick plus its last writes; still silent this much later, it is stuck.
+PUMP_ANSWER_SLACK = 30
+DEFAULT_DB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "instance", "demo.sqlite3")
 TEXT = "📢 <b>نسخه‌ی جدید آپدیت پک منتشر شد!</b>\nبرای دریافت روی دکمه بزنید. 🎉"
 
 
@@ -41,6 +48,41 @@ def bar(done: int, total: int, width: int = 30) -> str:
     """Render a terminal progress bar."""
     filled = int(width * done / total) if total else width
     return "█" * filled + "░" * (width - filled)
+
+
+class Progress:
+    """One progress line: redrawn in place on a terminal; elsewhere (a pipe, a CI log) plain lines, throttled.
+
+    `\r` only makes sense to a terminal: in a file or a log each redraw would pile up on one line.
+    """
+
+    def __init__(self, stream=None, every: float = 2.0, clock=time.monotonic):
+        self.stream = stream if stream is not None else sys.stdout
+        self.tty = self.stream.isatty()
+        self.every = every
+        self.clock = clock
+        self.last: float | None = None
+        self.pending = ""
+
+    def update(self, line: str) -> None:
+        """Show line now on a terminal; elsewhere at most one line per `every` seconds."""
+        if self.tty:
+            print(f"\r{line}", end="", file=self.stream, flush=True)
+            return
+        now = self.clock()
+        if self.last is None or now - self.last >= self.every:
+            print(line, file=self.stream, flush=True)
+            self.last, self.pending = now, ""
+        else:
+            self.pending = line
+
+    def end(self) -> None:
+        """Finish the line: a terminal's newline, or the last update the throttle held back."""
+        if self.tty:
+            print(file=self.stream, flush=True)
+        elif self.pending:
+            print(self.pending, file=self.stream, flush=True)
+        self.pending = ""
 
 
 def start_app(sim: SimulatorServer, db_path: str):
@@ -71,6 +113,7 @@ def register_users(sim: SimulatorServer, n: int) -> list[int]:
     names = ["علی", "Sara", "رضا", "مریم 🌸", "John", "زهرا", "Mohammad", "نگار ✨"]
     done = 0
     lock = threading.Lock()
+    progress = Progress()
 
     def start(uid: int) -> None:
         nonlocal done
@@ -82,11 +125,11 @@ def register_users(sim: SimulatorServer, n: int) -> list[int]:
         with lock:
             done += 1
             if done % 50 == 0 or done == n:
-                print(f"\r  registering  {bar(done, n)} {done}/{n}", end="", flush=True)
+                progress.update(f"  registering  {bar(done, n)} {done}/{n}")
 
-    with ThreadPoolExecutor(8) as pool:
+    with ThreadPoolExecutor(REGISTER_THREADS) as pool:
         list(pool.map(start, ids))
-    print(flush=True)
+    progress.end()
     return ids
 
 
@@ -136,8 +179,8 @@ def run_wizard(sim: SimulatorServer) -> int:
     return mark
 
 
-def job_status(app) -> dict:
-    """Return the newest job's status dict."""
+def job_status(app):
+    """Return the newest job's status (a JobView)."""
     from app.services.broadcast import jobs
     from app.services.broadcast.status import job_status as status_of
 
@@ -146,18 +189,19 @@ def job_status(app) -> dict:
         return status_of(job)
 
 
-def drain_like_cron(app, base: str, tick: int) -> dict:
+def drain_like_cron(app, base: str, tick: int):
     """Call /internal/pump as the cPanel cron line would, showing progress, until the job ends."""
+    progress = Progress()
     while True:
         st = job_status(app)
-        done = st["total"] - st["pending"]
-        print(f"\r  cron pumping {bar(done, st['total'])} {done}/{st['total']}  sent={st['sent']} "
-              f"skipped={st['skipped']} rate={st['rate']}/s eta={st['eta']}s   ", end="", flush=True)
-        if st["status"] not in ("running", "queued"):
-            print(flush=True)
+        done = st.total - st.pending
+        progress.update(f"  cron pumping {bar(done, st.total)} {done}/{st.total}  sent={st.sent} "
+                        f"skipped={st.skipped} rate={st.rate}/s eta={st.eta}s   ")
+        if st.status not in ("running", "queued"):
+            progress.end()
             return st
         r = requests.get(f"{base}/internal/pump", params={"seconds": tick},
-                         headers={"Authorization": f"Bearer {PUMP_TOKEN}"}, timeout=tick + 30)
+                         headers={"Authorization": f"Bearer {PUMP_TOKEN}"}, timeout=tick + PUMP_ANSWER_SLACK)
         r.raise_for_status()
 
 
@@ -166,21 +210,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=2000, help="simulated users (default 2000)")
     parser.add_argument("--latency-ms", type=int, default=60, help="simulated Bot API latency")
-    parser.add_argument("--tick", type=int, default=5, help="seconds per cron pump call (cron uses 50)")
+    parser.add_argument("--tick", type=int, default=5, help="seconds per pump call (cron: cron_pump_seconds, 57)")
+    parser.add_argument("--database", default=DEFAULT_DB, help="the SQLite file, recreated (default %(default)s)")
     args = parser.parse_args(argv)
     if not 1 <= args.users <= 200_000:
         parser.error("--users must be between 1 and 200000")
     rng = random.Random(2026)
     sim = SimulatorServer(token=TOKEN, latency_ms=args.latency_ms, latency_jitter_ms=args.latency_ms // 3,
-                          global_rate=30, webhook_timeout=60).start()
-    db_path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "instance", "demo.sqlite3")
+                          global_rate=TELEGRAM_RATE, webhook_timeout=60).start()
+    db_path = os.path.abspath(args.database)
     os.makedirs(os.path.dirname(db_path), exist_ok=True)
     app, server, base = start_app(sim, db_path)
     try:
         requests.post(f"{sim.base_url}/bot{TOKEN}/setWebhook", json={
             "url": f"{base}/telegram/webhook", "secret_token": SECRET}, timeout=5).raise_for_status()
         say(f"Update Pack bot demo — app at {base}, simulated Bot API at {sim.base_url} "
-            f"({args.latency_ms} ms latency, 30 msg/s limit), database {db_path}")
+            f"({args.latency_ms} ms latency, {TELEGRAM_RATE} msg/s limit), database {db_path}")
         say(f"1. {args.users} users send /start through the real webhook (the bot answers each one):")
         ids = register_users(sim, args.users)
         blocked, told = shape_audience(sim, ids, rng)
@@ -195,11 +240,11 @@ def main(argv: list[str] | None = None) -> int:
         # The broadcast copies the admin's message; the admin is a user too.
         chats = [d["chat_id"] for d in sim.deliveries()[sim_mark:] if d["method"] == "copyMessage"]
         expected = len(ids) - len(blocked) + 1
-        say(f"5. Summary of job #{st['id']}: status={st['status']} total={st['total']} sent={st['sent']} "
-            f"skipped={st['skipped']} failed={st['failed']} unknown={st['unknown']} in {took:.1f} s")
+        say(f"5. Summary of job #{st.id}: status={st.status} total={st.total} sent={st.sent} "
+            f"skipped={st.skipped} failed={st.failed} unknown={st.unknown} in {took:.1f} s")
         say(f"   simulator delivered {len(chats)} copies to {len(set(chats))} users "
             f"(expected {expected}: every user who has not blocked the bot, the admin included, exactly once)")
-        ok = st["status"] == "completed" and st["sent"] == len(chats) == len(set(chats)) == expected
+        ok = st.status == "completed" and st.sent == len(chats) == len(set(chats)) == expected
         say("   ✅ counts match the simulator's own record" if ok else "   ❌ counts do NOT match")
         return 0 if ok else 1
     finally:

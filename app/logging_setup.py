@@ -9,12 +9,15 @@ import traceback
 _secrets: set[str] = set()
 log_context: contextvars.ContextVar[str] = contextvars.ContextVar("log_context", default="-")
 REDACTED = "[REDACTED]"
+# A shorter value would blank ordinary words and numbers all over the log; every
+# real secret (a bot token, a generated webhook or pump secret) is far longer.
+MIN_SECRET_CHARS = 4
 
 
 def register_secrets(*values: str | None) -> None:
     """Remember secret values that must never be printed."""
     for value in values:
-        if value and len(value) >= 4:
+        if value and len(value) >= MIN_SECRET_CHARS:
             _secrets.add(value)
 
 

@@ -46,11 +46,11 @@ from bench.common import (
     engine_settings,
     fresh_database,
     insert_users,
-    jittered,
     migrate,
+    telegram_limits,
 )
 from bench.output import print_table, write_results
-from bench.webhook_load import free_port, pct, start_gunicorn
+from bench.webhook_load import POST_TIMEOUT, free_port, pct, start_gunicorn, stop_gunicorn
 
 STARTS_BASE = BASE_ID + 10_000_000  # new users: never in the broadcast's audience
 COLUMNS = ["broadcaster", "latency_ms", "starts", "ok", "welcomed", "max_welcomes", "p50_ms", "p95_ms", "max_ms",
@@ -111,7 +111,7 @@ def burst(port: int, starts: int, threads: int, max_seconds: float) -> tuple[lis
         local.session = session
         t = time.perf_counter()
         try:
-            status = session.post(url, json=body, headers=headers, timeout=30).status_code
+            status = session.post(url, json=body, headers=headers, timeout=POST_TIMEOUT).status_code
         except requests.RequestException as exc:
             status = type(exc).__name__
         return (time.perf_counter() - t) * 1000, status
@@ -130,7 +130,7 @@ def rate_between(times: list[float], start: float, end: float) -> float:
 def scenario(kind: str, db_kind: str, args) -> dict:
     """One broadcaster: fresh database, simulator and gunicorn; broadcast, then the burst; read the simulator."""
     settings = engine_settings()
-    sim_cfg = dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(args.latency))
+    sim_cfg = telegram_limits(args.latency)
     with fresh_database(db_kind) as url, Simulator(**sim_cfg) as sim:
         migrate(url)
         port = free_port()
@@ -159,8 +159,7 @@ def scenario(kind: str, db_kind: str, args) -> dict:
                 wall = time.time() - started
                 cpu = meter.stop()
         finally:
-            gunicorn.terminate()
-            gunicorn.wait(timeout=30)
+            stop_gunicorn(gunicorn)
         stats = sim.stats()
         deliveries = sim.deliveries()
     audience = set(range(BASE_ID, BASE_ID + args.users))

@@ -27,6 +27,8 @@ PUMP_TOKEN = "bench-pump-token-QRS"
 ADMIN_ID = 1001
 BASE_ID = 5_000_000_000  # above 2^31, like real Telegram user ids
 MARIADB_SERVER = os.environ.get("BENCH_MARIADB_URL", "mysql+pymysql://root@127.0.0.1:3306/")
+# Telegram's bot-wide limit and the allow_paid_broadcast one, as the benches' simulator enforces them.
+TELEGRAM_RATE, PAID_RATE = 30, 1000
 TEXT = "<b>سلام</b> به همه 👋 — benchmark broadcast"
 
 
@@ -101,6 +103,11 @@ class Simulator:
 def jittered(latency_ms: float, jitter: float = 0.10) -> dict:
     """Simulator latency of latency_ms ± jitter (the simulator adds uniform(0, jitter_ms))."""
     return {"latency_ms": latency_ms * (1 - jitter), "latency_jitter_ms": latency_ms * 2 * jitter}
+
+
+def telegram_limits(latency_ms: float) -> dict:
+    """Simulator config of Telegram's limits (30/s bot-wide, 1000/s paid, 1/s per chat), latency ± 10 %."""
+    return dict(global_rate=TELEGRAM_RATE, paid_rate=PAID_RATE, per_chat_limits=True, **jittered(latency_ms))
 
 
 # -- databases ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Benchmark 5: the cron regime — a pump_all(budget) at the start of every tick — and 40,000 users.
+"""The cron regime — a pump_all(budget) at the start of every tick — and 40,000 users.
 
 Runs --ticks real ticks: at t0 + i*tick, pump_all(pump_seconds) (what
 /internal/pump runs), against a simulator with Telegram's limits and 80 ms ± 10 %.
@@ -35,8 +35,8 @@ from bench.common import (
     engine_settings,
     fresh_database,
     insert_users,
-    jittered,
     migrate,
+    telegram_limits,
 )
 from bench.output import print_table, write_results
 from bench.throughput import attach_progress_message
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     rows = []
     with fresh_database(args.db) as url:
         migrate(url)
-        sim_cfg = dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(args.latency))
+        sim_cfg = telegram_limits(args.latency)
         with Simulator(**sim_cfg) as sim, bound_app(url, sim.base_url):
             insert_users(users)
             job = create_text_job(settings)

@@ -1,4 +1,4 @@
-"""Benchmark 3: the engine's own ceiling and its database cost per item, on SQLite and MariaDB.
+"""The engine's own ceiling and its database cost per item, on SQLite and MariaDB.
 
 Simulator: zero latency, no limits (global_rate 0, paid_rate 0, per_chat_limits off).
 Pacing bypass: the settings dict handed to pump() carries broadcast_rate_per_second

@@ -1,4 +1,4 @@
-"""Benchmark 9: exporting a job's ledger as CSV (keyset pages), time and peak memory, on MariaDB and SQLite.
+"""Exporting a job's ledger as CSV (keyset pages), time and peak memory, on MariaDB and SQLite.
 
 A job of --rows items (9 in 10 sent with a message id, 1 in 10 failed with an
 error) is exported twice through app.services.broadcast.export.export_csv:

@@ -21,9 +21,18 @@ import time
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.common import BASE_ID, WEBHOOK_SECRET, Simulator, db_choices, fresh_database, jittered, migrate
+from bench.common import (
+    BASE_ID,
+    TELEGRAM_RATE,
+    WEBHOOK_SECRET,
+    Simulator,
+    db_choices,
+    fresh_database,
+    jittered,
+    migrate,
+)
 from bench.output import print_table, write_results
-from bench.webhook_load import free_port, pct, start_gunicorn
+from bench.webhook_load import free_port, pct, start_gunicorn, stop_gunicorn
 
 FLOOD_USER = BASE_ID + 20_000_000
 OTHERS_BASE = FLOOD_USER + 1
@@ -50,7 +59,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     flood_child.FLOOD_PAUSE = args.flood_pause
     flood_child.WEBHOOK_SECRET = WEBHOOK_SECRET  # the bench's gunicorn has the bench's secret
-    with fresh_database(args.db) as url, Simulator(global_rate=30, per_chat_limits=True,
+    with fresh_database(args.db) as url, Simulator(global_rate=TELEGRAM_RATE, per_chat_limits=True,
                                                    **jittered(args.latency)) as sim:
         migrate(url)
         port = free_port()
@@ -60,8 +69,7 @@ def main(argv=None) -> int:
             report = flood_child.main(f"http://127.0.0.1:{port}", FLOOD_USER, args.texts, args.connections,
                                       OTHERS_BASE, args.others, 4)
         finally:
-            gunicorn.terminate()
-            gunicorn.wait(timeout=30)
+            stop_gunicorn(gunicorn)
         wall = time.time() - started
         stats = sim.stats()
         replies = len([d for d in sim.deliveries("sendMessage") if d["chat_id"] == FLOOD_USER])

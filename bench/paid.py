@@ -1,4 +1,4 @@
-"""Benchmark 2: one pump process sending a paid broadcast (allow_paid_broadcast) as fast as allowed.
+"""One pump process sending a paid broadcast (allow_paid_broadcast) as fast as allowed.
 
 Simulator: paid_rate 1000/s, 50 ms latency ± 10 %. Job: broadcast_paid_enabled on,
 broadcast_paid_rate_per_second 900, broadcast_paid_concurrency 64 (the defaults).
@@ -28,9 +28,9 @@ from bench.common import (
     engine_settings,
     fresh_database,
     insert_users,
-    jittered,
     migrate,
     tallies,
+    telegram_limits,
     window_rate,
 )
 from bench.output import print_table, write_results
@@ -49,7 +49,7 @@ def run(db_kind: str, url: str, args) -> tuple[dict, dict]:
 
     settings = engine_settings(broadcast_paid_enabled=True, broadcast_paid_rate_per_second=args.rate,
                                broadcast_paid_concurrency=args.concurrency)
-    sim_cfg = dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(args.latency))
+    sim_cfg = telegram_limits(args.latency)
     profiles: dict = {}
     with Simulator(**sim_cfg) as sim, bound_app(url, sim.base_url):
         job = create_text_job(settings)

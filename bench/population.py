@@ -1,4 +1,4 @@
-"""Benchmark 4: populating a job's items with one INSERT … SELECT, on MariaDB and SQLite.
+"""Populating a job's items with one INSERT … SELECT, on MariaDB and SQLite.
 
 Times the bare repository call (broadcast_items.populate() plus its COMMIT, on
 a draft job row) and the whole create_job() (job row, populate, total, queue,

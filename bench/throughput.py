@@ -1,4 +1,4 @@
-"""Benchmark 1: the real pump at the default rate vs hand-written senders, at 20/80/150 ms latency.
+"""The real pump at the default rate vs hand-written senders, at 20/80/150 ms latency.
 
 Simulator: 30 msg/s bot-wide, 1/s per chat, latency ± 10 %. Each contender gets
 its own fresh simulator process with the same settings.
@@ -28,9 +28,9 @@ from bench.common import (
     engine_settings,
     fresh_database,
     insert_users,
-    jittered,
     migrate,
     tallies,
+    telegram_limits,
     window_rate,
 )
 from bench.output import print_table, write_results
@@ -45,11 +45,6 @@ def cap() -> float:
     """The broadcast's share of the bot-wide cap at default settings (min of the two rates): 29."""
     s = engine_settings()
     return min(s["broadcast_rate_per_second"], s["telegram_rate_per_second"])
-
-
-def sim_config(latency_ms: float) -> dict:
-    """Telegram's limits with latency ± 10 %."""
-    return dict(global_rate=30, paid_rate=1000, per_chat_limits=True, **jittered(latency_ms))
 
 
 def summarize(sim: Simulator, sender: str, latency: float, n: int, wall: float, extra: dict) -> dict:
@@ -73,9 +68,9 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     """Create a job through create_job and drain it with pump_all() (cron's code) back to back."""
     from app.services.broadcast.drain import pump_all
 
-    # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 4 in flight.
+    # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 6 in flight.
     settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))
-    with Simulator(**sim_config(latency)) as sim, bound_app(url, sim.base_url):
+    with Simulator(**telegram_limits(latency)) as sim, bound_app(url, sim.base_url):
         from app.extensions import db
         from app.repository.telegram_budget import budget_engine
 
@@ -125,7 +120,7 @@ def attach_progress_message(job_id: int, settings: dict) -> None:
 
 def run_alternative(kind: str, latency: float, users: list[int], args) -> dict:
     """Run one hand-written sender against a fresh simulator."""
-    with Simulator(**sim_config(latency)) as sim:
+    with Simulator(**telegram_limits(latency)) as sim:
         if kind == "naive":
             extra = alternatives.naive_loop(sim.api_url, users, args.alt_max_seconds)
             name = "naive requests loop"
@@ -146,7 +141,7 @@ def main(argv=None) -> int:
     parser.add_argument("--latencies", type=float, nargs="+", default=[20, 80, 150])
     parser.add_argument("--pump-seconds", type=float, default=50, help="budget of each pump_all call")
     parser.add_argument("--concurrency", type=int, default=0,
-                        help="what-if: the engine's broadcast_concurrency (default: the setting's default, 4)")
+                        help="what-if: the engine's broadcast_concurrency (default: the setting's default, 6)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress message (by default the job has one, edited as it runs, like the admin's)")
     parser.add_argument("--alt-max-seconds", type=float, default=120, help="time cap of each alternative")

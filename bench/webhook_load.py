@@ -1,4 +1,4 @@
-"""Benchmark 6: /start through gunicorn (2 sync workers) on MariaDB, loaded from loopback.
+"""/start through gunicorn (2 sync workers) on MariaDB, loaded from loopback.
 
 Starts a simulator process, a fresh migrated database, and
 `gunicorn -w 2 -b 127.0.0.1:PORT wsgi:app` with the app's real environment
@@ -48,6 +48,14 @@ from bench.output import print_table, write_results
 COLUMNS = ["db", "workers", "threads", "updates", "ok", "errors", "updates_s", "p50_ms", "p90_ms", "p99_ms",
            "max_ms", "welcomes", "users_stored", "wall_s"]
 MAIN_CHANNEL_ID = -1001234567890
+# gunicorn imports the app and binds in a second or two; a start slower than this is broken.
+GUNICORN_START_SECONDS = 30
+# How often, and how patiently, /healthz is asked while gunicorn starts.
+HEALTH_POLL_SECONDS, HEALTH_TIMEOUT = 0.2, 2
+# A webhook POST still unanswered this long is counted as an error, not waited for.
+POST_TIMEOUT = 30
+# SIGTERM lets workers finish their request; one not gone after this long is stuck.
+GUNICORN_STOP_SECONDS = 30
 
 
 def free_port() -> int:
@@ -65,18 +73,24 @@ def start_gunicorn(url: str, api_base: str, workers: int, port: int, channel: bo
     exe = os.path.join(os.path.dirname(sys.executable), "gunicorn")
     proc = subprocess.Popen([exe, "-w", str(workers), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
                              "wsgi:app"], cwd=ROOT, env=env)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + GUNICORN_START_SECONDS
     while time.monotonic() < deadline:
         try:
-            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code < 500:
+            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=HEALTH_TIMEOUT).status_code < 500:
                 return proc
         except requests.RequestException:
             pass
         if proc.poll() is not None:
             raise RuntimeError("gunicorn exited during start-up")
-        time.sleep(0.2)
+        time.sleep(HEALTH_POLL_SECONDS)
     proc.terminate()
-    raise RuntimeError("gunicorn did not answer /healthz within 30 s")
+    raise RuntimeError(f"gunicorn did not answer /healthz within {GUNICORN_START_SECONDS} s")
+
+
+def stop_gunicorn(proc: subprocess.Popen) -> None:
+    """Stop gunicorn and wait for it to exit."""
+    proc.terminate()
+    proc.wait(timeout=GUNICORN_STOP_SECONDS)
 
 
 def start_update(i: int) -> dict:
@@ -102,7 +116,7 @@ def load(port: int, updates: int, threads: int, max_seconds: float) -> tuple[lis
         session = sessions.setdefault(threading.get_ident(), requests.Session())
         t = time.perf_counter()
         try:
-            r = session.post(url, json=body, headers=headers, timeout=30)
+            r = session.post(url, json=body, headers=headers, timeout=POST_TIMEOUT)
             status = r.status_code
         except requests.RequestException as exc:
             status = type(exc).__name__
@@ -174,8 +188,7 @@ def main(argv=None) -> int:
                 profiles[name] = profiling.summarize(path)
                 profiling.print_profile(f"gunicorn {name}", profiles[name])
         finally:
-            gunicorn.terminate()
-            gunicorn.wait(timeout=30)
+            stop_gunicorn(gunicorn)
         welcomes = len({d["chat_id"] for d in sim.deliveries("sendMessage") if d["chat_id"] >= BASE_ID})
         stats = sim.stats()
         users = count_users(url)

@@ -22,8 +22,16 @@ import sys
 import time
 from urllib.parse import urlsplit
 
+# As pump.sh's curl: connect within 10 s; the answer comes after cron_pump_seconds (at
+# most 58) plus the last writes, so a request still open after 62 s is abandoned.
 CONNECT_TIMEOUT = 10
 MAX_TIME = 62
+# The pump answers with a small JSON report; more than this is not read (a
+# misconfigured URL may serve a whole web page).
+MAX_BODY_BYTES = 65536
+# An error answer's body is logged cut to this many characters (as pump.sh does):
+# enough to recognise a host's error page in the cron mail.
+LOGGED_BODY_CHARS = 300
 
 
 class ConfigError(Exception):
@@ -89,7 +97,7 @@ def post(url: str, token: str) -> tuple[int, str]:
             "Authorization": f"Bearer {token}", "User-Agent": "update-pack-pump/1",
             "Content-Type": "application/x-www-form-urlencoded"})
         response = conn.getresponse()
-        body = response.read(65536).decode("utf-8", "replace")
+        body = response.read(MAX_BODY_BYTES).decode("utf-8", "replace")
         return response.status, body
     finally:
         conn.close()
@@ -121,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"request to {url} failed: {type(exc).__name__}: {exc}")
         return 1
     if not 200 <= status < 300:
-        log(f"HTTP {status} from {url} (redirects are not followed): {body[:300]}")
+        log(f"HTTP {status} from {url} (redirects are not followed): {body[:LOGGED_BODY_CHARS]}")
         return 1
     if not args.quiet:
         log(f"HTTP {status} {body.strip()}", stream=sys.stdout)

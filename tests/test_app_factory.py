@@ -39,7 +39,7 @@ def test_testing_starts_without_secrets_and_touches_nothing_at_import(clean_env)
 def test_environment_is_read(clean_env):
     for name, value in SECRETS.items():
         clean_env.setenv(name, value)
-    clean_env.setenv("ADMIN_IDS", " 12, 5000000000 ,")
+    clean_env.setenv("ADMIN_IDS", " 12, 5000000000 ")
     clean_env.setenv("MAIN_CHANNEL_ID", "-1001234567890")
     clean_env.setenv("TELEGRAM_API_BASE_URL", "http://127.0.0.1:9/")
     app = create_app()
@@ -48,10 +48,17 @@ def test_environment_is_read(clean_env):
     assert app.config["TELEGRAM_API_BASE_URL"] == "http://127.0.0.1:9"
 
 
-@pytest.mark.parametrize("raw,error", [("12,abc", "ADMIN_IDS"), ("1.5", "ADMIN_IDS")])
-def test_bad_admin_ids_are_a_clear_error(raw, error):
-    with pytest.raises(ConfigError, match=error):
+@pytest.mark.parametrize("raw", ["12,abc", "1.5", "1;2", "1,,2", "12,", ",12", "-5", "@admin", "۱۲"])
+def test_bad_admin_ids_are_a_clear_error(raw):
+    with pytest.raises(ConfigError) as err:
         parse_admin_ids(raw)
+    assert str(err.value).startswith("ADMIN_IDS: ")
+    assert "expected comma-separated numeric Telegram user ids" in str(err.value)
+
+
+@pytest.mark.parametrize("raw, ids", [("", set()), ("  ", set()), ("7", {7}), (" 1 , 2,3 ", {1, 2, 3})])
+def test_admin_ids_accept_numbers_separated_by_commas_and_spaces(raw, ids):
+    assert parse_admin_ids(raw) == ids
 
 
 def test_bad_channel_id_is_a_clear_error(tmp_path):

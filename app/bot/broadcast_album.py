@@ -12,12 +12,15 @@ fixed by the last preview, so the broadcast sends exactly what it showed.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.bot import broadcast_wizard as wizard
 from app.bot import keyboards, presend
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.services import admins, albums
 from app.services.broadcast import jobs
+from app.services.broadcast.draft import Draft
 
 MAX_GROUP_ID = 64  # album_parts.media_group_id is VARCHAR(64)
 
@@ -42,14 +45,13 @@ def on_part(ctx: BotContext, state: tuple[str, dict] | None) -> None:
     if not albums.add_part(ctx.user_id, message.media_group_id, message.message_id, message.chat.id):
         on_late_part(ctx, message)  # another part of this album already answered
         return
-    step, draft = state or (None, {})
+    step, current = state or (None, {})
     if step != wizard.STEP_MESSAGE:
         ctx.reply("wiz_album_not_now")
         return
     content = {"type": "album", "from_chat_id": message.chat.id, "media_group_id": message.media_group_id}
-    draft_id = draft.get(wizard.DRAFT_ID) or new_token()
-    draft = {wizard.DRAFT_ID: draft_id, "content": content, "button_text": None, "button_url": None}
-    admins.set_state(ctx.user_id, wizard.STEP_AUDIENCE, draft)
+    draft_id = Draft.from_json(current).draft_id or new_token()
+    admins.set_state(ctx.user_id, wizard.STEP_AUDIENCE, Draft(draft_id=draft_id, content=content).to_json())
     ctx.send(ctx.text("wiz_album_taken") + "\n\n" + ctx.text("wiz_choose_audience"),
              keyboards.audience(ctx.lang, jobs.audience_counts(), draft_id))
 
@@ -65,11 +67,11 @@ def on_late_part(ctx: BotContext, message) -> None:
     state = admins.get_state(ctx.user_id, lock=True)
     if state is None or state[0] != wizard.STEP_PREVIEW:
         return  # still on the audience step (the tap gathers every part), or the album was used
-    draft = state[1]
-    content = draft.get("content") or {}
+    draft = Draft.from_json(state[1])
+    content = draft.content or {}
     if content.get("media_group_id") != message.media_group_id or message.message_id in content["message_ids"]:
         return  # a redelivered part, or one of another album
     content = wizard.with_parts(ctx, content)
-    draft = {**wizard.without_preview(draft), "content": content}
+    draft = replace(draft.without_preview(), content=content)
     ctx.reply("wiz_album_late", n=len(content["message_ids"]))
     wizard.to_preview(ctx, draft, presend.count(draft))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import Future
+from dataclasses import replace
+from datetime import datetime
 
 from app.bot import drafts, keyboards, presend
 from app.bot.buttons import button
@@ -26,12 +28,14 @@ from app.bot.wizard_state import (  # noqa: F401  (re-exported)
     STEP_MESSAGE,
     STEP_PREVIEW,
     current_draft,
+    current_wizard_draft,
 )
 from app.models.audience import MEMBER_AUDIENCES, Audience
-from app.models.broadcast import CONTENT_ALBUM
+from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import admins, albums, audit
 from app.services.broadcast import greeting, jobs, runner
 from app.services.broadcast.content import url_button
+from app.services.broadcast.draft import Draft
 
 log = logging.getLogger(__name__)
 
@@ -39,16 +43,17 @@ log = logging.getLogger(__name__)
 def on_broadcast(ctx: BotContext) -> None:
     """Start (or restart) the wizard with a new draft id: ask for the message to broadcast."""
     albums.forget_old(ctx.user_id)
-    admins.set_state(ctx.user_id, STEP_MESSAGE, {DRAFT_ID: new_token()})
+    admins.set_state(ctx.user_id, STEP_MESSAGE, Draft(draft_id=new_token()).to_json())
     ctx.reply("wiz_send_message")
 
 
-def on_input(ctx: BotContext, step: str, draft: dict) -> None:
+def on_input(ctx: BotContext, step: str, state: dict) -> None:
     """Take the admin's message for the current step."""
-    if not draft.get(DRAFT_ID):
+    draft = Draft.from_json(state)
+    if not draft.draft_id:
         # A draft begun before drafts had ids: give it one so its new buttons are bound.
-        draft = {**draft, DRAFT_ID: new_token()}
-        admins.set_state(ctx.user_id, step, draft)
+        draft = replace(draft, draft_id=new_token())
+        admins.set_state(ctx.user_id, step, draft.to_json())
     if step == STEP_MESSAGE:
         take_message(ctx, draft)
     elif step == STEP_BUTTON:
@@ -59,7 +64,7 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
         ctx.reply("wiz_use_buttons")
 
 
-def take_message(ctx: BotContext, draft: dict) -> None:
+def take_message(ctx: BotContext, draft: Draft) -> None:
     """Keep a reference to the admin's message (it is copied, never re-typed), then ask for a button."""
     try:
         content = drafts.copy_draft(ctx.update.message)
@@ -69,40 +74,40 @@ def take_message(ctx: BotContext, draft: dict) -> None:
     content, note = drafts.personalise(ctx.update.message, content)
     if note:
         ctx.reply(note)
-    admins.set_state(ctx.user_id, STEP_BUTTON, {DRAFT_ID: draft[DRAFT_ID], "content": content})
-    ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft[DRAFT_ID]))
+    admins.set_state(ctx.user_id, STEP_BUTTON, Draft(draft_id=draft.draft_id, content=content).to_json())
+    ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft.draft_id))
 
 
-def take_button(ctx: BotContext, draft: dict) -> None:
+def take_button(ctx: BotContext, draft: Draft) -> None:
     """Accept "text | URL" or explain what is wrong and stay on the step."""
     try:
         label, url = drafts.parse_url_button(ctx.update.message.text)
     except drafts.DraftError as exc:
         ctx.reply("wiz_bad_button", reason=ctx.text(exc.key, **exc.values))
         return
-    to_audience(ctx, {**draft, "button_text": label, "button_url": url})
+    to_audience(ctx, replace(draft, button_text=label, button_url=url))
 
 
 @button("w.no_button", "no_button", draft=True)
 def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     """Skip the link button."""
-    draft = current_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
+    draft = current_wizard_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
     if draft is None:
         return
     ctx.answer()
-    to_audience(ctx, {**draft, "button_text": None, "button_url": None})
+    to_audience(ctx, replace(draft, button_text=None, button_url=None))
 
 
-def to_audience(ctx: BotContext, draft: dict) -> None:
+def to_audience(ctx: BotContext, draft: Draft) -> None:
     """Move to the audience step and offer each audience with its size."""
-    admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
+    admins.set_state(ctx.user_id, STEP_AUDIENCE, draft.to_json())
     ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
 
 
 @button("w.aud", "aud", arg="audience", draft=True)
 def on_audience(ctx: BotContext, token: str, audience: str) -> None:
     """Choose the audience and show the pre-send screen; an empty audience keeps the admin on this step."""
-    state = current_draft(ctx, (STEP_AUDIENCE, STEP_PREVIEW), DRAFT_ID, token)
+    state = current_wizard_draft(ctx, (STEP_AUDIENCE, STEP_PREVIEW), DRAFT_ID, token)
     if state is None:
         return
     if audience in MEMBER_AUDIENCES and ctx.main_channel_id is None:
@@ -110,42 +115,37 @@ def on_audience(ctx: BotContext, token: str, audience: str) -> None:
         ctx.answer("wiz_no_channel", alert=True)
         return
     # A new audience starts without filters; the send options stay as chosen.
-    draft = presend.with_audience(without_preview(state), Audience(audience))
-    if draft["content"].get("type") == CONTENT_ALBUM:
+    draft = state.without_preview().with_target(Audience(audience))
+    if draft.content_type == CONTENT_ALBUM:
         # The album is complete now: the preview fixes the parts gathered so far.
-        content = with_parts(ctx, draft["content"])
+        content = with_parts(ctx, draft.content)
         if content is None:
             ctx.answer()
             return
-        draft = {**draft, "content": content}
+        draft = replace(draft, content=content)
     count = presend.count(draft)
     if count == 0:
-        admins.set_state(ctx.user_id, STEP_AUDIENCE, draft)
+        admins.set_state(ctx.user_id, STEP_AUDIENCE, draft.to_json())
         ctx.answer("wiz_empty_audience", alert=True)
         return
     ctx.answer()
     to_preview(ctx, draft, count)
 
 
-def to_preview(ctx: BotContext, draft: dict, count: int) -> None:
+def to_preview(ctx: BotContext, draft: Draft, count: int) -> None:
     """Send the preview, then the pre-send screen under it (only once the preview was delivered)."""
     preview = send_preview(ctx, draft)
     # show() stores a new preview id: confirm under any earlier preview (another audience on screen) expires.
     presend.show(ctx, draft, count, preview=preview)
 
 
-def without_preview(draft: dict) -> dict:
-    """Return the draft without its preview id and paid confirmation."""
-    return {k: v for k, v in draft.items() if k not in (PREVIEW_ID, CONFIRM_ID, presend.PAID_OK)}
-
-
-def send_preview(ctx: BotContext, draft: dict) -> Future:
+def send_preview(ctx: BotContext, draft: Draft) -> Future:
     """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name).
 
     Returns the queued send: it resolves to None when the preview was not delivered.
     """
-    content = draft["content"]
-    markup = url_button(draft.get("button_text"), draft.get("button_url"))
+    content = draft.content
+    markup = url_button(draft.button_text, draft.button_url)
     if content.get("type") == CONTENT_ALBUM:
         return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
     if content["type"] == "text":  # a personal greeting: rendered with the admin's own name
@@ -155,9 +155,9 @@ def send_preview(ctx: BotContext, draft: dict) -> Future:
     return ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup)
 
 
-def audience_keyboard(ctx: BotContext, draft: dict) -> dict:
+def audience_keyboard(ctx: BotContext, draft: Draft) -> dict:
     """Return the audience buttons; member audiences only when a main channel is configured."""
-    return keyboards.audience(ctx.lang, jobs.audience_counts(), draft[DRAFT_ID],
+    return keyboards.audience(ctx.lang, jobs.audience_counts(), draft.draft_id,
                               members=ctx.main_channel_id is not None)
 
 
@@ -181,8 +181,8 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Take this preview's draft (exactly once, even for a double tap), answer at once, start the job after commit."""
     if ctx.settings["broadcast_paid_enabled"] and presend.ask_paid_confirm(ctx, token):
         return  # a paid broadcast's first confirm only leads to the second one
-    draft = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={CONFIRM_ID: token})
-    if draft is None:
+    taken = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={CONFIRM_ID: token})
+    if taken is None:
         state = admins.get_state(ctx.user_id)
         if state is not None and state[1].get(CONFIRM_ID) != token:
             log.info("confirm under an old preview refused")
@@ -191,10 +191,11 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
             ctx.answer("wiz_expired")
         return
     ctx.answer("cb_working")
+    draft = Draft.from_json(taken)
     ctx.after_commit(lambda: start_job(ctx, draft))
 
 
-def start_job(ctx: BotContext, draft: dict) -> None:
+def start_job(ctx: BotContext, draft: Draft) -> None:
     """Create, populate and start the job (a paid one only if the balance still covers it), then run its pumps."""
     short = presend.balance_refusal(ctx, draft)
     if short is not None:
@@ -202,26 +203,31 @@ def start_job(ctx: BotContext, draft: dict) -> None:
         ctx.reply("wiz_paid_refused", line=short)
         return
     try:
-        job = jobs.create_job(
-            audience=presend.audience_of(draft), created_by=ctx.user_id, content=draft["content"],
-            silent=bool(draft.get(presend.SILENT)), protect=bool(draft.get(presend.PROTECT)),
-            button_text=draft.get("button_text"), button_url=draft.get("button_url"),
-            settings=ctx.settings, progress_chat_id=ctx.chat_id, lang=ctx.lang,
-            actor=audit.admin_actor(ctx.user_id), action=audit.CONFIRMED,
-        )
+        job = create_job(ctx, draft)
     except ValueError as exc:
-        # Nothing was created (EmptyAudience is a ValueError): let the admin choose again.
-        ctx.end_transaction()
-        admins.restore_state(ctx.user_id, STEP_AUDIENCE, without_preview(draft))
-        if isinstance(exc, jobs.EmptyAudience):
-            ctx.reply("wiz_empty_audience", audience_keyboard(ctx, draft))
-        else:
-            ctx.reply("wiz_create_failed", error=str(exc))
+        creation_refused(ctx, draft, exc)
         return
     job_id = job.id
     ctx.end_transaction()
     runner.run_interactive(job_id, settings=ctx.settings, outbox=ctx.outbox,
                            chat_id=ctx.chat_id, lang=ctx.lang)
+
+
+def create_job(ctx: BotContext, draft: Draft, send_at: datetime | None = None) -> BroadcastJob:
+    """Create the draft's job (now, or scheduled for send_at) as this admin; its progress comes to this chat."""
+    return jobs.create_from_draft(draft, send_at, created_by=ctx.user_id, settings=ctx.settings, lang=ctx.lang,
+                                  actor=audit.admin_actor(ctx.user_id), progress_chat_id=ctx.chat_id,
+                                  action=audit.CONFIRMED)
+
+
+def creation_refused(ctx: BotContext, draft: Draft, exc: ValueError) -> None:
+    """Nothing was created (EmptyAudience is a ValueError): put the admin back on the audience step, saying why."""
+    ctx.end_transaction()
+    admins.restore_state(ctx.user_id, STEP_AUDIENCE, draft.without_preview().to_json())
+    if isinstance(exc, jobs.EmptyAudience):
+        ctx.reply("wiz_empty_audience", audience_keyboard(ctx, draft))
+    else:
+        ctx.reply("wiz_create_failed", error=str(exc))
 
 
 @button("w.abort", "abort", draft=True)

@@ -20,6 +20,7 @@ from app.services.broadcast.send_time import PRESETS
 from app.settings_schema import DEFS
 
 MAX_BYTES = 64  # Telegram's own limit on callback_data
+# Far above any job id, below BIGINT's 2**63: a parsed id always fits a query parameter.
 MAX_ID = 2**62
 _ID = re.compile(r"[1-9][0-9]{0,18}", re.ASCII)
 TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters

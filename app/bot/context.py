@@ -22,7 +22,7 @@ ANSWER_SECONDS = 3.0
 # Replies queued by a long after-commit step (an interactive pump) still get this long.
 LAST_REPLY_SECONDS = 2.0
 # A reply waits at most this long for its chat's slot (1/s per private chat):
-# a chat written to faster must not hold a web worker (docs/BROADCAST.md).
+# a chat written to faster must not hold a web worker (docs/BROADCAST.md, "Replies to a busy chat").
 REPLY_CHAT_WAIT = 0.5
 # An admin's reply waits longer: one to each message of an admin working at
 # human pace (each a second after the last reply) still goes out in its request.

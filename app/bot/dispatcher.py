@@ -1,6 +1,6 @@
 """Turn one webhook update into handled work, exactly once per update_id.
 
-Policy (issue 2):
+Policy:
 - The update_id is inserted into processed_updates first, in the same
   transaction as the handler's database effects, so both commit or neither.
   A duplicate id fails that insert (on MySQL a concurrent duplicate waits for

@@ -12,11 +12,12 @@ from app.services import audit, stats
 from app.services.broadcast import jobs
 from app.services.broadcast.cron_watch import late_line
 from app.services.broadcast.offers import offers
-from app.services.broadcast.progress import action_counts, action_title, format_duration, is_action, unsent_line
-from app.services.broadcast.status import Offers, job_status
+from app.services.broadcast.progress import action_counts, action_title, format_duration, rate_text, unsent_line
+from app.services.broadcast.status import JobView, Offers, job_status
 from app.services.settings import load_settings
 from app.texts import TEXTS, t
 
+# /jobs lists this many: one screen on a phone, far inside Telegram's 4096 characters.
 RECENT_JOBS = 10
 # A job view shows its newest entries: a long history must not push the text past Telegram's 4096.
 VIEW_AUDIT_ENTRIES = 15
@@ -68,40 +69,41 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     """Read what a job view shows and render it with the buttons that would act now."""
     now = utcnow()
     status, author = job_status(job, now), job.created_by
-    entries = audit.entries(status["id"], limit=VIEW_AUDIT_ENTRIES)
+    entries = audit.entries(status.id, limit=VIEW_AUDIT_ENTRIES)
     offer = offers(job)
-    markup = keyboards.job_actions(lang, status["id"], status["status"], offer)
+    markup = keyboards.job_actions(lang, status.id, status.status, offer)
     text = job_view_text(status, author, entries, lang, now)
-    return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status["status"]), markup
+    return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status), markup
 
 
-def retry_notes(status: dict, offer: Offers, lang: str) -> str:
+def retry_notes(status: JobView, offer: Offers, lang: str) -> str:
     """Return the plain warnings under the retry buttons: unknown items may get a second copy; a paused job ends."""
     notes = [t("retry_unknown_warning", lang, n=offer.unknown)] if offer.unknown else []
-    if (offer.retry or offer.unknown) and status["status"] == PAUSED:
+    if (offer.retry or offer.unknown) and status.status == PAUSED:
         notes.append(t("retry_paused_note", lang))
     return "".join("\n\n" + note for note in notes)
 
 
-def job_view_text(status: dict, author: int | None, entries: list[dict], lang: str, now: datetime) -> str:
+def job_view_text(status: JobView, author: int | None, entries: list[dict], lang: str, now: datetime) -> str:
     """Render a job's view (pure): the duration runs to the end, or to now while the job is open."""
     duration = None
-    if status["started_at"]:
-        end = _parse(status["finished_at"]) if status["finished_at"] else now
-        duration = max((end - _parse(status["started_at"])).total_seconds(), 0)
+    if status.started_at:
+        end = status.finished_at or now
+        duration = max((end - status.started_at).total_seconds(), 0)
     lines = "\n".join(audit_line(entry, lang) for entry in entries) or t("audit_empty", lang)
-    reason = t("progress_reason", lang, reason=status["pause_reason"]) if status["pause_reason"] else ""
-    common = dict(id=status["id"], status=t(f"status_{status['status']}", lang),
+    reason = t("progress_reason", lang, reason=status.pause_reason) if status.pause_reason else ""
+    created = status.created_at.strftime("%Y-%m-%d %H:%M") if status.created_at else "-"
+    common = dict(id=status.id, status=t(f"status_{status.status}", lang),
                   author=author if author is not None else t("job_author_unknown", lang),
-                  unsent=unsent_line(status, lang), rate=status["rate"] if status["rate"] is not None else "-",
-                  duration=format_duration(duration, lang), created=_minute(status["created_at"]), reason=reason,
+                  unsent=unsent_line(status, lang), rate=rate_text(status),
+                  duration=format_duration(duration, lang), created=created, reason=reason,
                   audit=lines)
-    if is_action(status):
+    if status.is_action:
         # An unsend or edit is titled by what it does, its counters by what they mean (deleted, gone, too old).
         return t("job_view_action", lang, title=action_title(status, lang), counts=action_counts(status, lang),
-                 total=status["total"], **common)
-    return t("job_view", lang, audience=t(f"aud_name_{status['audience']}", lang), total=status["total"],
-             sent=status["sent"], failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
+                 total=status.total, **common)
+    return t("job_view", lang, audience=t(f"aud_name_{status.audience}", lang), total=status.total,
+             sent=status.sent, failed=status.failed, skipped=status.skipped, unknown=status.unknown,
              **common)
 
 
@@ -115,8 +117,3 @@ def audit_line(entry: dict, lang: str) -> str:
 def _minute(iso: str | None) -> str:
     """Render "2026-12-01T12:34:56Z" as "2026-12-01 12:34"."""
     return iso[:16].replace("T", " ") if iso else "-"
-
-
-def _parse(iso: str) -> datetime:
-    """Parse an ISO timestamp with a Z into a naive UTC datetime."""
-    return datetime.fromisoformat(iso.rstrip("Z"))

@@ -5,9 +5,9 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton,
 
 from app.bot.callback_data import build
 from app.models.audience import AUDIENCES, MEMBER_AUDIENCES
-from app.models.broadcast import FINAL_STATUSES, PAUSED, QUEUED, RUNNING, TERMINAL
+from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL
 from app.services.broadcast.send_time import PRESETS
-from app.services.broadcast.status import Offers
+from app.services.broadcast.status import JobView, Offers
 from app.settings_schema import DEFS, format_value
 from app.texts import t
 
@@ -58,14 +58,13 @@ def settings_menu(values: dict) -> dict:
     return _inline(rows)
 
 
-def job_list(lang: str, statuses: list[dict]) -> dict:
+def job_list(lang: str, statuses: list[JobView]) -> dict:
     """Return one button per job, "📢 #id — status — done/total" (an unsend/edit names its source), to its view."""
     rows = []
     for s in statuses:
-        done = sum(s.get(status, 0) for status in FINAL_STATUSES)
-        label = t(f"job_row_{s.get('kind', 'send')}", lang, id=s["id"], source=s.get("source_job_id"),
-                  status=t(f"status_{s['status']}", lang), done=done, total=s["total"])
-        rows.append([(label, build("job_view", s["id"]))])
+        label = t(f"job_row_{s.kind}", lang, id=s.id, source=s.source_job_id,
+                  status=t(f"status_{s.status}", lang), done=s.finished_items, total=s.total)
+        rows.append([(label, build("job_view", s.id))])
     return _inline(rows)
 
 

@@ -10,75 +10,66 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Future
+from dataclasses import replace
 
 from app.bot import keyboards
 from app.bot.buttons import button
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
-from app.bot.wizard_state import CONFIRM_ID, DRAFT_ID, PREVIEW_ID, STEP_PREVIEW, current_draft
+from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, STEP_PREVIEW, current_wizard_draft
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins
 from app.services.broadcast import jobs
+from app.services.broadcast.draft import Draft
 from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
 from app.telegram.errors import TelegramError
 from app.texts import t
 
 STAR_PER_MESSAGE = 0.1
+# getMyStarBalance gives whole Stars plus nanostars; a balance short of the cost
+# by less than one nanostar is float rounding, not a shortfall.
+NANOSTARS_PER_STAR = 1_000_000_000
 BALANCE_SECONDS = 3.0
-SILENT, PROTECT, FILTERS, PAID_OK = "silent", "protect", "filters", "paid_ok"
+SILENT, PROTECT = "silent", "protect"  # the toggles of send options: Draft fields of these names
 # Toggle argument -> what it flips; the label keys are btn_opt_<argument>.
 DAY_PRESETS = {"a7": ("active_days", 7), "a30": ("active_days", 30), "j7": ("joined_days", 7),
                "j30": ("joined_days", 30)}
 TOGGLE_ROWS = (("silent", "protect"), ("fa", "en", "other"), ("a7", "a30"), ("j7", "j30"))
 
 
-def audience_of(draft: dict) -> Audience:
-    """Return the draft's audience with its filters."""
-    f = draft.get(FILTERS) or {}
-    return Audience(draft.get("audience", "all"), tuple(f.get("langs") or ()), f.get("active_days"),
-                    f.get("joined_days"))
-
-
-def with_audience(draft: dict, audience: Audience) -> dict:
-    """Return the draft holding audience (base and filters) in JSON form."""
-    filters = {"langs": list(audience.langs), "active_days": audience.active_days,
-               "joined_days": audience.joined_days}
-    return {**draft, "audience": audience.base, FILTERS: filters}
-
-
-def is_paid(ctx: BotContext, draft: dict) -> bool:
+def is_paid(ctx: BotContext, draft: Draft) -> bool:
     """Tell whether the draft would go as a paid broadcast (never an album: copyMessages has no paid option)."""
-    return bool(ctx.settings["broadcast_paid_enabled"]) and draft["content"].get("type") != CONTENT_ALBUM
+    return bool(ctx.settings["broadcast_paid_enabled"]) and draft.content.get("type") != CONTENT_ALBUM
 
 
-def parts(draft: dict) -> int:
+def parts(draft: Draft) -> int:
     """Return how many messages each recipient gets (an album's parts, else one)."""
-    return len(draft["content"].get("message_ids") or ()) or 1
+    return len(draft.content.get("message_ids") or ()) or 1
 
 
-def count(draft: dict) -> int:
+def count(draft: Draft) -> int:
     """Count the draft's recipients now, with the WHERE population will use."""
-    return jobs.count_recipients(audience_of(draft))
+    return jobs.count_recipients(draft.target)
 
 
-def toggled(draft: dict, option: str) -> dict:
+def toggled(draft: Draft, option: str) -> Draft:
     """Return the draft with one toggle flipped."""
     if option in (SILENT, PROTECT):
-        return {**draft, option: not draft.get(option)}
-    audience = audience_of(draft)
+        return replace(draft, **{option: not getattr(draft, option)})
+    audience = draft.target
     if option in DAY_PRESETS:
-        return with_audience(draft, audience.toggle_days(*DAY_PRESETS[option]))
-    return with_audience(draft, audience.toggle_lang(option))
+        return draft.with_target(audience.toggle_days(*DAY_PRESETS[option]))
+    return draft.with_target(audience.toggle_lang(option))
 
 
 @button("w.opt", "toggle", arg="option", draft=True)
 def on_toggle(ctx: BotContext, token: str, option: str) -> None:
     """Flip one filter or option and re-render the screen under a new preview id."""
-    draft = current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
+    draft = current_wizard_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
     if draft is None:
         return
-    if draft.get(PAID_OK):
+    if draft.paid_ok:
         ctx.answer("wiz_stale", alert=True)  # the screen was already confirmed once
         return
     draft = toggled(draft, option)
@@ -92,7 +83,7 @@ def on_toggle(ctx: BotContext, token: str, option: str) -> None:
     show(ctx, draft, n, edit_message_id=message.message_id if message else None)
 
 
-def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = None,
+def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None = None,
          preview: Future | None = None) -> None:
     """Store a new preview id and render the screen, once the preview just sent (if any) was delivered.
 
@@ -102,11 +93,11 @@ def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = 
     under nothing. Paid: the screen also waits for the Star balance.
     """
     preview_id = new_token()
-    draft = {**{k: v for k, v in draft.items() if k != PAID_OK}, PREVIEW_ID: preview_id, CONFIRM_ID: new_token()}
-    admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
+    draft = replace(draft, paid_ok=False, preview_id=preview_id, confirm_id=new_token())
+    admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
     paid = is_paid(ctx, draft)
     body = screen_text(ctx, draft, n, paid, pending_ahead())
-    if draft["content"].get("type") == CONTENT_ALBUM:
+    if draft.content_type == CONTENT_ALBUM:
         body += ctx.text("wiz_album_parts_line", n=parts(draft))  # exactly the parts the Confirm sends
     if not paid and ctx.settings["broadcast_paid_enabled"]:
         body += ctx.text("wiz_album_free_line")  # paid broadcasts are on, but an album cannot be paid
@@ -114,7 +105,7 @@ def show(ctx: BotContext, draft: dict, n: int, *, edit_message_id: int | None = 
     def render() -> None:
         if not delivered(preview):
             counts = jobs.audience_counts()
-            ctx.send(ctx.text("wiz_preview_failed"), keyboards.audience(ctx.lang, counts, draft[DRAFT_ID],
+            ctx.send(ctx.text("wiz_preview_failed"), keyboards.audience(ctx.lang, counts, draft.draft_id,
                                                                       members=ctx.main_channel_id is not None))
             return
         if not paid:
@@ -148,9 +139,9 @@ def _put(ctx: BotContext, text: str, markup: dict, edit_message_id: int | None) 
         ctx.outbox.edit(ctx.chat_id, edit_message_id, text, reply_markup=markup)
 
 
-def screen_text(ctx: BotContext, draft: dict, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
+def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
     """Render everything but the paid lines and the closing question."""
-    audience = audience_of(draft)
+    audience = draft.target
     seconds = estimate_seconds(n, parts(draft), paid, ctx.settings, ahead)
     queued = sum(ahead.values())
     return ctx.text(
@@ -173,21 +164,21 @@ def filters_text(ctx: BotContext, audience: Audience) -> str:
     return f" ({ctx.text('flt_sep').join(parts)})" if parts else ""
 
 
-def options_text(ctx: BotContext, draft: dict) -> str:
+def options_text(ctx: BotContext, draft: Draft) -> str:
     """Name the chosen send options, or say there are none."""
-    chosen = [ctx.text(f"opt_{name}") for name in (SILENT, PROTECT) if draft.get(name)]
+    chosen = [ctx.text(f"opt_{name}") for name in (SILENT, PROTECT) if getattr(draft, name)]
     return ctx.text("list_sep").join(chosen) or ctx.text("opt_none")
 
 
-def screen_keyboard(lang: str, draft: dict, preview_id: str, confirm: bool = True, schedule: bool = True) -> dict:
+def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = True, schedule: bool = True) -> dict:
     """Return the toggles (✅ marks what is on) above the confirm/abort and schedule rows, bound to the preview."""
-    audience = audience_of(draft)
-    on = {SILENT: bool(draft.get(SILENT)), PROTECT: bool(draft.get(PROTECT)),
+    audience = draft.target
+    on = {SILENT: draft.silent, PROTECT: draft.protect,
           **{lang_: lang_ in audience.langs for lang_ in ("fa", "en", "other")},
           **{arg: getattr(audience, field) == days for arg, (field, days) in DAY_PRESETS.items()}}
     rows = [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
               "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in TOGGLE_ROWS]
-    last = keyboards.confirm(lang, preview_id, draft[CONFIRM_ID])["inline_keyboard"]
+    last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
     if dropped:
         # Refused (the balance cannot cover it): only abort stays. Paid: no
@@ -200,7 +191,7 @@ def star_balance(ctx: BotContext) -> float | None:
     """Ask Telegram for the bot's Star balance; None when it cannot be read."""
     try:
         amount = ctx.client.get_my_star_balance(deadline=time.monotonic() + BALANCE_SECONDS, hard_deadline=True)
-        return int(amount.get("amount", 0)) + int(amount.get("nanostar_amount", 0)) / 1e9
+        return int(amount.get("amount", 0)) + int(amount.get("nanostar_amount", 0)) / NANOSTARS_PER_STAR
     except (TelegramError, AttributeError, TypeError, ValueError):
         return None
 
@@ -214,7 +205,7 @@ def paid_lines(ctx: BotContext, n: int) -> tuple[str, bool]:
     if balance is None:
         return line + ctx.text("wiz_balance_unknown"), False
     line += ctx.text("wiz_balance_line", balance=stars_text(balance))
-    if balance + 1e-9 < cost:
+    if balance + 1 / NANOSTARS_PER_STAR < cost:
         return line + ctx.text("wiz_balance_short", balance=stars_text(balance), stars=f"{cost:.1f}"), False
     return line, True
 
@@ -226,15 +217,15 @@ def stars_text(value: float) -> str:
 
 def ask_paid_confirm(ctx: BotContext, token: str) -> bool:
     """Turn a paid broadcast's first Confirm into a second question; False once that one is confirmed."""
-    draft = current_draft(ctx, (STEP_PREVIEW,), CONFIRM_ID, token)
+    draft = current_wizard_draft(ctx, (STEP_PREVIEW,), CONFIRM_ID, token)
     if draft is None:
         return True  # refused and answered
-    if draft.get(PAID_OK) or not is_paid(ctx, draft):
+    if draft.paid_ok or not is_paid(ctx, draft):
         return False
     # New ids: the first Confirm (and a double tap of it) cannot stand in for the second.
     preview_id, confirm_id = new_token(), new_token()
-    draft = {**draft, PAID_OK: True, PREVIEW_ID: preview_id, CONFIRM_ID: confirm_id}
-    admins.set_state(ctx.user_id, STEP_PREVIEW, draft)
+    draft = replace(draft, paid_ok=True, preview_id=preview_id, confirm_id=confirm_id)
+    admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
     n = count(draft)
     ctx.answer()
 
@@ -249,13 +240,13 @@ def ask_paid_confirm(ctx: BotContext, token: str) -> bool:
     return True
 
 
-def balance_refusal(ctx: BotContext, draft: dict) -> str | None:
+def balance_refusal(ctx: BotContext, draft: Draft) -> str | None:
     """Read the balance again at a paid broadcast's last Confirm; return the refusal to show, or None if it covers it.
 
     The screens checked it too, but a balance spent since (or a crafted
     press) must not start a paid broadcast the bot cannot pay for.
     """
-    if not (draft.get(PAID_OK) and is_paid(ctx, draft)):
+    if not (draft.paid_ok and is_paid(ctx, draft)):
         return None
     line, enough = paid_lines(ctx, count(draft))
     return None if enough else line

@@ -23,12 +23,13 @@ from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, current_draft
 from app.models.broadcast import CANCELLED, CONTENT_ALBUM, CONTENT_TEXT, KIND_SEND, PAUSED
 from app.services import admins, audit
 from app.services.broadcast import jobs, retry, runner
+from app.services.broadcast.draft import Draft
 from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
 from app.texts import t
 
 log = logging.getLogger(__name__)
 STEP_RETRY = "retry:preview"
-PAID_OK = presend.PAID_OK
+PAID_OK = "paid_ok"  # a paid retry's first Confirm was pressed (the wizard's Draft.paid_ok)
 
 
 @button("j.retry", "retry", arg="id")
@@ -91,7 +92,7 @@ def _paid_now(ctx: BotContext, job) -> bool:
     return bool(ctx.settings["broadcast_paid_enabled"]) and job.content_type != CONTENT_ALBUM
 
 
-def _as_draft(job) -> dict:
+def _as_draft(job) -> Draft:
     """Return the job's content in the wizard's draft form, for the preview."""
     if job.content_type == CONTENT_ALBUM:
         content = {"type": CONTENT_ALBUM, "from_chat_id": job.from_chat_id, "message_ids": jobs.album_ids(job)}
@@ -99,7 +100,7 @@ def _as_draft(job) -> dict:
         content = {"type": "text", "text": job.text}
     else:
         content = {"type": "copy", "from_chat_id": job.from_chat_id, "message_id": job.source_message_id}
-    return {"content": content, "button_text": job.button_text, "button_url": job.button_url}
+    return Draft(content=content, button_text=job.button_text, button_url=job.button_url)
 
 
 def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:
@@ -113,13 +114,13 @@ def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:
     if draft["include_unknown"] and reach["unknown"]:
         who.append(ctx.text("retry_who_unknown", n=reach["unknown"]))
     ahead = pending_ahead()
-    seconds = estimate_seconds(draft["count"], presend.parts({"content": _as_draft(job)["content"]}),
+    seconds = estimate_seconds(draft["count"], presend.parts(_as_draft(job)),
                                draft["paid"], ctx.settings, ahead)
     queued = sum(ahead.values())
     text = ctx.text("retry_screen", id=job.id, who=ctx.text("list_sep").join(who), count=draft["count"],
                     duration=format_estimate(seconds, ctx.lang),
                     queue=ctx.text("wiz_queue_ahead", n=queued) if queued else "",
-                    options=presend.options_text(ctx, {"silent": job.silent, "protect": job.protect}))
+                    options=presend.options_text(ctx, Draft(silent=bool(job.silent), protect=bool(job.protect))))
     if draft["include_unknown"] and reach["unknown"]:
         text += ctx.text("retry_unknown_warning", n=reach["unknown"]) + "\n"
     if job.status == PAUSED:

@@ -13,6 +13,7 @@ from app.bot import (
     broadcast_album,
     broadcast_controls,
     broadcast_wizard,
+    help_screen,
     history,
     ledger,
     membership,
@@ -29,12 +30,16 @@ from app.services import admins
 from app.texts import all_variants
 
 log = logging.getLogger(__name__)
+# A refused callback's data is logged cut to this many characters: any real one
+# (at most 64 bytes) whole, a forged flood of it not.
+LOGGED_DATA_CHARS = 80
 Handler = Callable[[BotContext], None]
 
 # Commands anyone may send; the rest are admin commands.
-PUBLIC_COMMANDS = frozenset({"start"})
+PUBLIC_COMMANDS = frozenset({"start", "help"})
 COMMANDS: dict[str, Handler] = {
     "start": start.on_start,
+    "help": help_screen.on_help,
     "broadcast": broadcast_wizard.on_broadcast,
     "settings": admin_settings.on_settings,
     "cancel": admin_menu.on_cancel,
@@ -164,7 +169,7 @@ def on_callback(ctx: BotContext) -> None:
         return
     parsed = parse(ctx.update.callback_query.data)
     if parsed is None:
-        log.info("callback data refused: %r", (ctx.update.callback_query.data or "")[:80])
+        log.info("callback data refused: %r", (ctx.update.callback_query.data or "")[:LOGGED_DATA_CHARS])
         ctx.answer("wiz_expired")
         return
     if parsed.action in DRAFT_CALLBACKS:

@@ -18,6 +18,7 @@ from app.bot.context import BotContext
 from app.repository.db_clock import db_utcnow
 from app.services import admins, audit
 from app.services.broadcast import jobs, runner, schedule
+from app.services.broadcast.draft import Draft
 from app.services.broadcast.send_time import SendTimeError, describe, parse_send_time, preset_time
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ LIST_LIMIT = 10
 @button("w.sched", "schedule", draft=True)
 def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
     """'⏰ Schedule' under a preview: ask when, offering presets."""
-    draft = wizard.current_draft(ctx, (wizard.STEP_PREVIEW,), wizard.PREVIEW_ID, token)
+    draft = wizard.current_wizard_draft(ctx, (wizard.STEP_PREVIEW,), wizard.PREVIEW_ID, token)
     if draft is None:
         return
     if presend.is_paid(ctx, draft):
@@ -37,7 +38,7 @@ def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
         ctx.answer("sched_not_paid", alert=True)
         return
     ctx.answer()
-    ask(ctx, STEP_NEW, draft)
+    ask(ctx, STEP_NEW, draft.to_json())
 
 
 @button("w.retime", "retime", arg="id")
@@ -51,7 +52,7 @@ def on_retime(ctx: BotContext, job_id: int) -> None:
 
 
 def ask(ctx: BotContext, step: str, draft: dict) -> None:
-    """Put the admin on a schedule step with a new token and ask for the time."""
+    """Put the admin on a schedule step with a new token and ask for the time (draft: the step's JSON state)."""
     token = new_token()
     admins.set_state(ctx.user_id, step, {**draft, TOKEN: token})
     ctx.reply("sched_ask", keyboards.schedule_presets(ctx.lang, token), now=describe(db_utcnow(), ctx.lang))
@@ -98,39 +99,28 @@ def take(ctx: BotContext, step: str, draft: dict, send_at: datetime) -> None:
         ctx.reply("wiz_expired")
         return
     if step == STEP_NEW:
-        ctx.after_commit(lambda: create(ctx, taken, send_at))
+        ctx.after_commit(lambda: create(ctx, Draft.from_json(taken), send_at))
     else:
         ctx.after_commit(lambda: retime(ctx, taken, send_at))
 
 
-def create(ctx: BotContext, draft: dict, send_at: datetime) -> None:
+def create(ctx: BotContext, draft: Draft, send_at: datetime) -> None:
     """Create the scheduled job and show its time in both calendars with change-time / cancel buttons."""
     try:
-        job = jobs.create_job(
-            audience=presend.audience_of(draft), created_by=ctx.user_id, content=draft["content"],
-            silent=bool(draft.get(presend.SILENT)), protect=bool(draft.get(presend.PROTECT)),
-            button_text=draft.get("button_text"), button_url=draft.get("button_url"),
-            settings=ctx.settings, progress_chat_id=ctx.chat_id, lang=ctx.lang, send_at=send_at,
-            actor=audit.admin_actor(ctx.user_id),
-        )
+        job = wizard.create_job(ctx, draft, send_at)
     except SendTimeError as exc:  # the time passed while the admin was on this step
         ctx.end_transaction()
-        admins.restore_state(ctx.user_id, STEP_NEW, draft)
+        admins.restore_state(ctx.user_id, STEP_NEW, draft.to_json())
         ctx.send(exc.text(ctx.lang))
         return
     except ValueError as exc:
-        ctx.end_transaction()
-        admins.restore_state(ctx.user_id, wizard.STEP_AUDIENCE, wizard.without_preview(draft))
-        if isinstance(exc, jobs.EmptyAudience):
-            ctx.reply("wiz_empty_audience", wizard.audience_keyboard(ctx, draft))
-        else:
-            ctx.reply("wiz_create_failed", error=str(exc))
+        wizard.creation_refused(ctx, draft, exc)
         return
     job_id, total = job.id, job.total_count
     ctx.end_transaction()
     log.info("admin %s scheduled job %s for %s UTC", ctx.user_id, job_id, send_at)
     ctx.reply("sched_done", keyboards.scheduled_job(ctx.lang, job_id), id=job_id, when=describe(send_at, ctx.lang),
-              audience=ctx.text(f"aud_name_{draft['audience']}"), count=total)
+              audience=ctx.text(f"aud_name_{draft.audience}"), count=total)
 
 
 def retime(ctx: BotContext, draft: dict, send_at: datetime) -> None:

@@ -5,6 +5,7 @@ import logging
 
 from app.bot.context import BotContext
 from app.services import admins
+from app.services.broadcast.draft import Draft
 
 log = logging.getLogger("app.bot.broadcast_wizard")
 STEP_MESSAGE, STEP_BUTTON = "wiz:message", "wiz:button"
@@ -31,3 +32,9 @@ def current_draft(ctx: BotContext, steps: tuple[str, ...], key: str, token: str)
         ctx.answer("wiz_expired")
         return None
     return draft
+
+
+def current_wizard_draft(ctx: BotContext, steps: tuple[str, ...], key: str, token: str) -> Draft | None:
+    """Return the wizard's draft a button belongs to (as current_draft), or None once the press was answered."""
+    state = current_draft(ctx, steps, key, token)
+    return None if state is None else Draft.from_json(state)

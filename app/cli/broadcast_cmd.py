@@ -14,6 +14,7 @@ from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Au
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import jobs, schedule
+from app.services.broadcast.draft import Draft
 from app.services.broadcast.send_time import SendTimeError, parse_iso
 from app.services.broadcast.status import job_status
 from app.services.settings import load_settings
@@ -115,13 +116,13 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience, tuple(langs), active_days, joined_days)
+    draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
+                  silent=silent, protect=protect).with_target(target)
     send_at = _send_at(at) if at is not None else None
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
-        job = jobs.create_job(audience=target, created_by=created_by, content=content,
-                              button_text=button_text, button_url=button_url and button_url.strip(),
-                              settings=load_settings(), lang="en", silent=silent, protect=protect,
-                              actor=audit.ACTOR_CLI, send_at=send_at)
+        job = jobs.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
+                                     actor=audit.ACTOR_CLI)
     except jobs.EmptyAudience:
         suffix = " after its filters" if target.filtered else ""
         raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
@@ -137,7 +138,7 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
 def list_jobs(as_json: bool, limit: int) -> None:
     """List the newest jobs."""
-    rows = [english_status(job_status(job)) for job in jobs.list_jobs(limit=limit)]
+    rows = [english_status(job_status(job).as_dict()) for job in jobs.list_jobs(limit=limit)]
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -150,7 +151,7 @@ def list_jobs(as_json: bool, limit: int) -> None:
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def status_cmd(job_id: int) -> None:
     """Print one job's counters, rate and ETA as JSON."""
-    echo_json(english_status(job_status(_existing_job(job_id))))
+    echo_json(english_status(job_status(_existing_job(job_id)).as_dict()))
 
 
 def _transition(job_id: int, verb: str, action) -> None:

@@ -44,7 +44,7 @@ def english_reason(reason: str | None) -> str | None:
 
 
 def english_status(status: dict) -> dict:
-    """Return a job status dict with its pause reason in English."""
+    """Return a job status's JSON form (JobView.as_dict) with its pause reason in English."""
     if status.get("pause_reason"):
         status = {**status, "pause_reason": english_reason(status["pause_reason"])}
     return status

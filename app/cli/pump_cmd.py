@@ -23,6 +23,7 @@ from app.services.settings import load_settings
 log = logging.getLogger(__name__)
 # Per-iteration budget of the worker loop: a stop signal waits at most about this long.
 FOREVER_SECONDS = 10
+# When idle, the worker starts a pump this often: a queued or due job waits at most this long.
 FOREVER_INTERVAL = 5.0
 MAX_SECONDS = 3600
 

@@ -5,6 +5,7 @@ from app.services.broadcast import text_rules
 from app.services.broadcast.button_url import url_problem
 from app.texts import t
 
+# The button_text column's length (app/models/broadcast.py).
 MAX_BUTTON_TEXT = 64
 
 

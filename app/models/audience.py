@@ -7,6 +7,7 @@ AUDIENCES = ("all", "non_members", "members")
 MEMBER_AUDIENCES = ("non_members", "members")
 # fa / en: language_code starting with it; other: anything else, NULL included.
 LANGS = ("fa", "en", "other")
+# Ten years: a longer "active within" or "joined within" window is a typo, not a filter.
 MAX_DAYS = 3650
 
 
@@ -36,12 +37,6 @@ class Audience:
     def of(cls, value: Audience | str) -> Audience:
         """Return value as an Audience (a bare base name has no filters)."""
         return value if isinstance(value, Audience) else cls(base=value)
-
-    @classmethod
-    def from_columns(cls, base: str, langs: str | None, active_days: int | None,
-                     joined_days: int | None) -> Audience:
-        """Rebuild an Audience from a job's columns."""
-        return cls(base, tuple(langs.split(",")) if langs else (), active_days, joined_days)
 
     def columns(self) -> dict:
         """Return the job columns that store this audience."""

@@ -16,3 +16,8 @@ MYSQL_TABLE_ARGS = {
 # drops fractions (…03.900 becomes …03), which would let a pump start inside
 # Telegram's retry_after. SQLite stores the fraction in its text form already.
 PreciseDateTime = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
+
+
+def fit(column, value: str | None) -> str | None:
+    """Return value cut to a String column's length: strict MySQL refuses a longer one."""
+    return None if value is None else value[:column.type.length]

@@ -15,6 +15,7 @@ from sqlalchemy.orm import aliased
 from app.clock import utcnow
 from app.extensions import db
 from app.models.audience import Audience
+from app.models.base import fit
 from app.models.broadcast import (
     GONE,
     ITEM_FAILED,
@@ -235,7 +236,7 @@ def set_final(ids: list[int], status: str, now: datetime, error: str | None = No
     """sending -> a final status (or back to pending) for items that share one outcome."""
     if not ids:
         return 0
-    values = {"status": status, "error": (error or None) and error[:255]}
+    values = {"status": status, "error": fit(I.error, error or None)}
     if status == SENT:
         values["sent_at"] = now
     stmt = update(I).where(I.id.in_(ids), I.status == SENDING).values(**values)

@@ -16,6 +16,7 @@ from sqlalchemy import exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
+from app.models.base import fit
 from app.models.broadcast import (
     ACTIVE,
     CANCELLED,
@@ -138,7 +139,7 @@ def resume(job_id: int) -> str | None:
 def pause(job_id: int, reason: str) -> bool:
     """running|queued -> paused, freeing the slot for the next job."""
     return _update(J.id == job_id, J.status.in_((RUNNING, QUEUED)), status=PAUSED,
-                   active_slot=None, pause_reason=reason[:255]) == 1
+                   active_slot=None, pause_reason=fit(J.pause_reason, reason)) == 1
 
 
 def cancel(job_id: int, now: datetime) -> bool:

@@ -31,6 +31,11 @@ _NOW = {
     "sqlite": "CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)",
 }
 NO_LIMIT_US = 10 ** 13  # ~116 days: "wait as long as it takes"
+_US = 1_000_000  # microseconds per second
+# Each statement holds its connection for one round trip, so few are open at
+# once; when dozens of send threads book together, connections beyond the
+# pool's 5 open (and close on return) rather than threads queuing for one.
+POOL_OVERFLOW = 30
 _ENGINES: dict[str, Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 
@@ -75,7 +80,7 @@ def budget_engine(source: Engine | str) -> Engine:
     with _ENGINES_LOCK:
         if key not in _ENGINES:
             options = dict(engine_options(key), isolation_level="AUTOCOMMIT", skip_autocommit_rollback=True,
-                           pool_pre_ping=False, max_overflow=30)
+                           pool_pre_ping=False, max_overflow=POOL_OVERFLOW)
             _ENGINES[key] = create_engine(url, **options)
         return _ENGINES[key]
 
@@ -152,7 +157,7 @@ def hold(engine: Engine, lanes: tuple[str, ...], retry_after_s: float) -> None:
     """
     kind = _kind(engine)
     until = f"{_NOW[kind]} + :delay"
-    params = {"delay": max(0, int(retry_after_s * 1_000_000))}
+    params = {"delay": max(0, int(retry_after_s * _US))}
     values = []
     for i, lane in enumerate(lanes):
         params[f"lane{i}"] = lane
@@ -230,5 +235,5 @@ def prune_chats(engine: Engine, older_than_s: float) -> int:
     with engine.connect() as conn:
         conn = conn.execution_options(isolation_level="AUTOCOMMIT")
         result = conn.execute(text(f"DELETE FROM telegram_chat_pace WHERE next_us < {_NOW[_kind(engine)]} - :age"),
-                              {"age": int(older_than_s * 1_000_000)})
+                              {"age": int(older_than_s * _US)})
         return result.rowcount

@@ -19,12 +19,15 @@ from app.models.audit import (
     SENT_NOW,
     SETTING_CHANGED,
     UNSENT,
+    AuditEntry,
 )
+from app.models.base import fit
 from app.repository import audit_log
 
 __all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED", "PAUSED",
            "RESCHEDULED", "RESUMED", "RETRIED", "SCHEDULED", "SENT_NOW", "SETTING_CHANGED", "UNSENT", "EDITED",
            "admin_actor", "entries", "record"]
+# Details are short (a reason, "key: old -> new", a time); this bounds one runaway text.
 DETAIL_LIMIT = 2000
 
 
@@ -36,7 +39,8 @@ def admin_actor(user_id: int) -> str:
 def record(actor: str | None, action: str, job_id: int | None = None, detail: str | None = None) -> None:
     """Add an entry to the current transaction; nothing when no actor is given (engine-internal calls)."""
     if actor:
-        audit_log.insert(utcnow(), actor[:32], action, job_id, detail[:DETAIL_LIMIT] if detail else None)
+        detail = detail[:DETAIL_LIMIT] if detail else None
+        audit_log.insert(utcnow(), fit(AuditEntry.actor, actor), action, job_id, detail)
 
 
 def entries(job_id: int | None = None, limit: int = 50) -> list[dict]:

@@ -50,12 +50,6 @@ class BudgetClock:
         anchor_us, anchor_mono = self._anchor()
         return anchor_us + round((mono - anchor_mono) * _US)
 
-    def reanchor(self) -> None:
-        """Read the database's clock again now."""
-        with self._lock:
-            self._mono = _NEVER
-        self._anchor()
-
     def _anchor(self) -> tuple[int, float]:
         """Return (db µs, monotonic) of the current anchor, reading it when stale."""
         with self._lock:

@@ -18,6 +18,7 @@ from app.telegram.pacing import RateLimiter
 
 # Enough keep-alive connections for the largest allowed concurrency plus replies.
 POOL_SIZE = 136
+# A sender may catch up about this much time's worth of missed slots (burst_for).
 BURST_SECONDS = 0.02
 FREE_RECHECK_SECONDS = 0.005
 # A free-lane slot used more than this fraction of its interval late (10 ms

@@ -7,7 +7,8 @@ from datetime import timedelta
 
 from app.clock import utcnow
 from app.extensions import db
-from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER, CHANNEL_UNKNOWN
+from app.models.base import fit
+from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER, CHANNEL_UNKNOWN, User
 from app.repository import users as repo
 from app.telegram.errors import TelegramError
 
@@ -37,10 +38,10 @@ class Profile:
     def columns(self) -> dict:
         """Return column values, cut to the column sizes (Telegram's own limits are lower)."""
         return {
-            "first_name": (self.first_name or "")[:255],
-            "last_name": self.last_name[:255] if self.last_name else None,
-            "username": self.username[:64] if self.username else None,
-            "language_code": self.language_code[:16] if self.language_code else None,
+            "first_name": fit(User.first_name, self.first_name or ""),
+            "last_name": fit(User.last_name, self.last_name or None),
+            "username": fit(User.username, self.username or None),
+            "language_code": fit(User.language_code, self.language_code or None),
         }
 
 

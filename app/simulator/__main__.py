@@ -10,6 +10,9 @@ import threading
 from app.simulator.config import DEFAULTS
 from app.simulator.simulator import SimulatorServer
 
+# The main thread wakes this often, so a SIGTERM or Ctrl-C stops the simulator promptly.
+SIGNAL_CHECK_SECONDS = 0.5
+
 _HELP = {
     "latency_ms": "added to every Bot API call",
     "global_rate": "bot-wide messages per second (0 = unlimited)",
@@ -52,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopping.set())
     print(f"simulator listening on {sim.base_url}", flush=True)
-    while not stopping.wait(0.5):
+    while not stopping.wait(SIGNAL_CHECK_SECONDS):
         pass
     sim.stop()
     return 0

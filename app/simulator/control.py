@@ -7,6 +7,9 @@ from typing import Any
 
 import requests
 
+# How often a client waiting for the simulator to start asks again.
+READY_POLL_SECONDS = 0.05
+
 
 class SimulatorError(RuntimeError):
     """A control endpoint refused the request."""
@@ -40,7 +43,7 @@ class SimulatorControl:
             except requests.ConnectionError:
                 if time.monotonic() > deadline:
                     raise
-                time.sleep(0.05)
+                time.sleep(READY_POLL_SECONDS)
 
     def close(self) -> None:
         self._session.close()

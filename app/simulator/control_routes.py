@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from app.simulator.api import JSON_TYPE, Response, encode
+from app.simulator.updates import FieldError
 from app.simulator.webhook import NoWebhook
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ def handle(sim: SimulatorServer, verb: str, path: str, query: str, body: bytes) 
         return _error(409, str(exc))
     except ConnectionError as exc:
         return _error(502, str(exc))
+    except FieldError as exc:
+        return _error(400, str(exc))
     except (ValueError, TypeError, KeyError) as exc:
         return _error(400, f"{type(exc).__name__}: {exc}")
     return status, JSON_TYPE, encode(payload)

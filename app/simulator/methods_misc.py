@@ -12,6 +12,8 @@ from app.simulator.state import SimState
 from app.simulator.updates import chat_member, user
 
 _SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+# setWebhook's max_connections, as Telegram documents it: 40 unless given, at most 100.
+DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS = 40, 100
 
 
 def get_me(state: SimState, params: dict) -> dict:
@@ -60,7 +62,7 @@ def set_webhook(state: SimState, params: dict) -> Ok:
         raise bad_request("secret token contains unallowed characters")
     if url and not url.lower().startswith(("https://", "http://")):
         raise bad_request("bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443")
-    max_connections = get_int(params, "max_connections", False) or 40
+    max_connections = get_int(params, "max_connections", False) or DEFAULT_MAX_CONNECTIONS
     allowed = get_json(params, "allowed_updates", "can't parse allowed updates JSON array")
     if allowed is not None and not isinstance(allowed, list):
         raise bad_request("can't parse allowed updates JSON array")
@@ -69,7 +71,7 @@ def set_webhook(state: SimState, params: dict) -> Ok:
             state.webhook = None
             return Ok(True, "Webhook was deleted")
         state.webhook = {"url": url, "secret_token": secret, "allowed_updates": allowed,
-                         "max_connections": max(1, min(100, max_connections))}
+                         "max_connections": max(1, min(MAX_CONNECTIONS, max_connections))}
     return Ok(True, "Webhook was set")
 
 

@@ -13,11 +13,16 @@ from app.simulator.config import as_json
 from app.simulator.params import resolve_chat_id
 from app.simulator.server import HttpServer
 from app.simulator.state import SimState
-from app.simulator.updates import BUILDERS
+from app.simulator.updates import BUILDERS, check_fields
 from app.simulator.webhook import post_json, register_update, webhook_reply, webhook_target
 
 _BOT_PATH = re.compile(r"^/bot([^/]*)/([^/]+)/?$")
 _NOT_FOUND = encode({"ok": False, "error_code": 404, "description": "Not Found"})
+# serve_forever looks for a shutdown request this often: stop() returns within it
+# (tests start and stop many simulators).
+SHUTDOWN_POLL_SECONDS = 0.05
+# stop() waits this long for the serving thread, which has no request left to finish.
+STOP_JOIN_SECONDS = 5
 
 
 class SimulatorServer:
@@ -36,7 +41,7 @@ class SimulatorServer:
         """Bind and serve in a daemon thread; return self."""
         self._httpd = HttpServer(self._address, self.route)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={
-            "poll_interval": 0.05}, name="bot-api-simulator", daemon=True)
+            "poll_interval": SHUTDOWN_POLL_SECONDS}, name="bot-api-simulator", daemon=True)
         self._thread.start()
         return self
 
@@ -47,7 +52,7 @@ class SimulatorServer:
         self._httpd.shutdown()
         self._httpd.close_connections()
         self._httpd.server_close()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=STOP_JOIN_SECONDS)
         self._httpd = None
 
     def __enter__(self) -> SimulatorServer:
@@ -196,8 +201,7 @@ class SimulatorServer:
 
     def build_update(self, kind: str, **kwargs: Any) -> dict:
         """Build an Update of a kind in updates.BUILDERS with this bot's ids."""
-        if kind not in BUILDERS:
-            raise ValueError(f"unknown update kind {kind!r}; use one of {sorted(BUILDERS)}")
+        check_fields(kind, kwargs)
         if kind in ("callback_query", "my_chat_member"):
             kwargs.setdefault("bot_id", self.state.bot["id"])
         if kind == "message" and kwargs.get("message_id") is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import re
 import time
@@ -175,3 +176,29 @@ BUILDERS = {
     "my_chat_member": my_chat_member_update,
     "chat_member": chat_member_update,
 }
+
+
+class FieldError(ValueError):
+    """An update kind or field the builders do not know (answered 400 with what they accept)."""
+
+
+def fields(kind: str) -> tuple[list[str], list[str]]:
+    """Return (required, optional) field names of an update kind, in the builder's order."""
+    params = inspect.signature(BUILDERS[kind]).parameters.values()
+    return ([p.name for p in params if p.default is inspect.Parameter.empty],
+            [p.name for p in params if p.default is not inspect.Parameter.empty])
+
+
+def check_fields(kind: str, given: dict) -> None:
+    """Raise FieldError naming an unknown kind, unknown fields or missing ones, and listing what is accepted."""
+    if kind not in BUILDERS:
+        raise FieldError(f"unknown update kind {kind!r}; use one of: {', '.join(BUILDERS)}")
+    required, optional = fields(kind)
+    unknown = sorted(set(given) - set(required) - set(optional))
+    missing = [name for name in required if name not in given]
+    if unknown or missing:
+        problem = "; ".join(filter(None, [unknown and f"unknown field(s) {', '.join(unknown)}",
+                                          missing and f"missing field(s) {', '.join(missing)}"]))
+        raise FieldError(f"update kind {kind!r}: {problem}; required: {', '.join(required)}; "
+                         f"optional: {', '.join(optional)}")
+

@@ -21,6 +21,9 @@ log = logging.getLogger("app.telegram")
 MIN_ATTEMPT_SECONDS = 0.05
 # A hard-deadline attempt needs this many typical call times left, or it is not made.
 ATTEMPT_HEADROOM = 1.5
+# The typical call time moves this fraction of the way to each new call's time:
+# one slow call barely shifts it, a lasting slowdown shows within about ten calls.
+CALL_TIME_WEIGHT = 0.2
 # A low-priority call (a progress edit) takes a bot-wide slot only if one is
 # free this soon; otherwise it is refused (the outbox keeps it for later).
 LOW_PRIORITY_WAIT = 0.05
@@ -84,7 +87,7 @@ class TelegramClient(BotMethods):
 
     def call(self, method: str, params: dict[str, Any] | None = None, *,
              deadline: float | None = None, retry_unknown: bool | None = None,
-             broadcast: bool = False, chat_id_for_pacing: Any = None,
+             broadcast: bool = False,
              slot_taken: bool = False, chat_taken: bool = False,
              may_retry: Callable[[], bool] | None = None,
              hard_deadline: bool = False, priority: str | None = None,
@@ -111,7 +114,7 @@ class TelegramClient(BotMethods):
         payload = _payload(params)
         if retry_unknown is None:
             retry_unknown = is_idempotent(method)
-        chat = chat_id_for_pacing if chat_id_for_pacing is not None else payload.get("chat_id")
+        chat = payload.get("chat_id")
         paced_chat = chat if is_paced_method(method) else None
         attempt = 0
         last_error: TelegramError | None = None
@@ -137,7 +140,7 @@ class TelegramClient(BotMethods):
             except TelegramError as exc:
                 self._log_failure(method, chat, exc, started)
                 if isinstance(exc, RetryAfter):
-                    self._spread_flood(exc, chat, broadcast)
+                    self._spread_flood(exc, chat)
                 # A hard deadline keeps room for the retry's own attempt.
                 room = MIN_ATTEMPT_SECONDS if hard_deadline and deadline is not None else 0.0
                 decision = decide(exc, attempt, now=self.clock(),
@@ -174,7 +177,7 @@ class TelegramClient(BotMethods):
     def _note_call_time(self, seconds: float) -> None:
         """Fold one successful call's duration into the moving average."""
         typical = self.typical_call_seconds
-        self.typical_call_seconds = seconds if typical is None else typical + 0.2 * (seconds - typical)
+        self.typical_call_seconds = seconds if typical is None else typical + CALL_TIME_WEIGHT * (seconds - typical)
 
     def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
               priority: str | None, slots: int = 1, chat_wait: float | None = None) -> bool:
@@ -246,7 +249,7 @@ class TelegramClient(BotMethods):
             raise RetryAfter(method, max(lane.next_slot_in(), LOW_PRIORITY_WAIT),
                              "bot-wide budget: no slot in time", error_code=None)
 
-    def _spread_flood(self, exc: RetryAfter, chat: Any, broadcast: bool) -> None:
+    def _spread_flood(self, exc: RetryAfter, chat: Any) -> None:
         """Tell the pacers about a 429: Telegram's retry_after holds the whole bot, in every process."""
         until = self.clock() + exc.retry_after
         if self.budget is not None:

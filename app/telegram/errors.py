@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+# The wait after a 429 naming no valid retry_after: enough not to hammer the limit, short enough to resume soon.
 DEFAULT_RETRY_AFTER = 5.0
 
 # Telegram phrases (lower-cased) that blame the recipient, not the content.

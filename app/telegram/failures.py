@@ -20,6 +20,9 @@ from app.telegram.errors import NetworkError, TelegramError, UnknownOutcome
 
 # The module whose connect() sets up TCP, a proxy tunnel and the TLS handshake.
 _URLLIB3_CONNECTION = os.path.join("urllib3", "connection.py")
+# A real failure wraps a handful of exceptions; a pathological chain (each one
+# wrapping a new one) is cut here rather than walked without end.
+MAX_CHAIN = 32
 
 
 def translate(method: str, exc: Exception) -> TelegramError:
@@ -86,7 +89,7 @@ def _chain(exc: BaseException) -> list[BaseException]:
     """List exc and every exception it wraps (args, MaxRetryError.reason, cause, context)."""
     seen: list[BaseException] = []
     todo: list[BaseException] = [exc]
-    while todo and len(seen) < 32:
+    while todo and len(seen) < MAX_CHAIN:
         err = todo.pop()
         if any(err is known for known in seen):
             continue

@@ -7,8 +7,7 @@ from typing import Any
 from app.telegram.multipart import Upload
 
 # Keyword arguments that steer call() rather than go to Telegram.
-_CALL_OPTIONS = ("deadline", "retry_unknown", "broadcast", "chat_id_for_pacing", "hard_deadline", "priority",
-                 "chat_wait")
+_CALL_OPTIONS = ("deadline", "retry_unknown", "broadcast", "hard_deadline", "priority", "chat_wait")
 
 
 def _split(kw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -30,14 +29,11 @@ class BotMethods:
         return self.call("getMe", extra, **options)
 
     def send_message(self, chat_id: int | str, text: str, *, parse_mode: str | None = None,
-                     reply_markup: Any = None, disable_preview: bool = True,
-                     allow_paid_broadcast: bool = False, **kw: Any) -> dict:
-        """Send a text message and return the Message."""
+                     reply_markup: Any = None, allow_paid_broadcast: bool = False, **kw: Any) -> dict:
+        """Send a text message without a link preview and return the Message."""
         extra, options = _split(kw)
         params = {"chat_id": chat_id, "text": text, "parse_mode": parse_mode,
-                  "reply_markup": reply_markup}
-        if disable_preview:
-            params["link_preview_options"] = {"is_disabled": True}
+                  "reply_markup": reply_markup, "link_preview_options": {"is_disabled": True}}
         if allow_paid_broadcast:
             params["allow_paid_broadcast"] = True
         return self.call("sendMessage", {**params, **extra}, **options)

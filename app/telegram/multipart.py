@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple
 
+# An upload is streamed in blocks this size: memory stays flat whatever the file's size.
 CHUNK = 64 * 1024
 
 

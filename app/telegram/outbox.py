@@ -1,4 +1,4 @@
-"""Keyed, coalescing queue of interactive sends, edits and deletes (seed 003 for WSGI)."""
+"""Keyed, coalescing queue of interactive sends, edits and deletes; no flush holds a web worker past its deadline."""
 
 from __future__ import annotations
 

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 # What an attempt may raise out of urllib3 (retries are off, so nothing is wrapped in MaxRetryError).
 _FAILURES = (HTTPError, OSError, http.client.HTTPException)
+# Per-host pools the manager keeps: the client talks to one host (the Bot API).
+HOST_POOLS = 4
 
 
 class _Closable:
@@ -48,7 +50,7 @@ def make_session(pool_size: int, base_url: str | None = None) -> Pool | ProxyPoo
     """Build the keep-alive pool ``pool_size`` threads share; proxy and CA settings are read once, here."""
     # retries=False: retries are decided once, in the client, never by urllib3,
     # which cannot tell a harmless resend from a duplicate message.
-    options: dict[str, Any] = {"num_pools": 4, "maxsize": pool_size, "block": False, "retries": False,
+    options: dict[str, Any] = {"num_pools": HOST_POOLS, "maxsize": pool_size, "block": False, "retries": False,
                                "cert_reqs": "CERT_REQUIRED", **_ca_options()}
     proxy = _proxy_for(base_url) if base_url else None
     if proxy is None:

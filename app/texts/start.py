@@ -1,4 +1,4 @@
-"""Texts for everyone and the admin menu: /start, unknown input, /cancel."""
+"""Texts for everyone and the admin menu: /start, /help, unknown input, /cancel."""
 from __future__ import annotations
 
 TEXTS: dict[str, dict[str, str]] = {
@@ -10,6 +10,38 @@ TEXTS: dict[str, dict[str, str]] = {
     "unknown_command": {
         "fa": "متوجه نشدم. برای شروع دوباره /start را بزنید.",
         "en": "Sorry, I did not understand. Send /start to begin again.",
+    },
+    # --- /help: what the bot is for (everyone), what an admin can do (admins) ---
+    "help_user": {
+        "fa": "ℹ️ این ربات آپدیت پک است: اطلاعیه‌ها و به‌روزرسانی‌های آپدیت پک را برایتان می‌فرستد.\n"
+              "کاری لازم نیست انجام دهید؛ پیام‌ها همین‌جا می‌رسند. اگر دیگر پیامی نمی‌رسد، /start را بزنید.",
+        "en": "ℹ️ This is the Update Pack bot: it sends you Update Pack's announcements and updates.\n"
+              "There is nothing you need to do; they arrive right here. If they stop arriving, send /start.",
+    },
+    "help_admin": {
+        "fa": "ℹ️ کارهایی که شما به‌عنوان مدیر می‌توانید انجام دهید:\n\n"
+              "{menu_broadcast} یا /broadcast — پیامی برای همهٔ کاربران، یا اعضا / غیراعضای کانال: پیام را بفرستید "
+              "(متن، عکس، ویدیو، فایل یا آلبوم)، در صورت نیاز دکمهٔ لینک‌دار، مخاطبان و گزینه‌ها (بی‌صدا، محافظت، زبان، "
+              "کاربران فعال یا جدید) یا زمان ارسال (⏰ زمان‌بندی) را انتخاب کنید، پیش‌نمایش را ببینید و تأیید کنید.\n"
+              "{menu_jobs} یا /jobs — ارسال‌های اخیر: پیشرفت، توقف موقت / ازسرگیری / لغو، ارسال دوباره به ناموفق‌ها، "
+              "خروجی CSV، حذف از همه یا ویرایش همه.\n"
+              "/scheduled — ارسال‌های زمان‌بندی‌شده: تغییر زمان، ارسال همین حالا یا لغو.\n"
+              "{menu_settings} یا /settings — تنظیمات ارسال (سرعت، اندازهٔ دسته و …).\n"
+              "/stats — شمار کاربران، فعال‌ها، مسدودکرده‌ها و اعضای کانال.\n"
+              "/cancel — خروج از کاری که در میانهٔ آن هستید.\n"
+              "/start — منوی مدیریت.",
+        "en": "ℹ️ What you can do as an admin:\n\n"
+              "{menu_broadcast} or /broadcast — a message to every user, or to the channel's members / non-members: "
+              "send the message (text, photo, video, file or album), an optional link button, choose the audience "
+              "and options (silent, protect, language, active or new users) or a send time (⏰ Schedule), check the "
+              "preview and confirm.\n"
+              "{menu_jobs} or /jobs — recent broadcasts: progress, pause / resume / cancel, send again to the failed, "
+              "export CSV, delete from everyone or edit everywhere.\n"
+              "/scheduled — scheduled broadcasts: change the time, send now or cancel.\n"
+              "{menu_settings} or /settings — the sending settings (rate, batch size…).\n"
+              "/stats — how many users, active, blocked, channel members.\n"
+              "/cancel — leave what you are in the middle of.\n"
+              "/start — the admin menu.",
     },
     "not_admin": {"fa": "⛔️ این بخش فقط برای مدیران است.", "en": "⛔️ This section is for admins only."},
     # --- admin menu ---

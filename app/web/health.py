@@ -12,7 +12,7 @@ from flask import Blueprint, current_app, jsonify, request
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.db_errors import MISSING_TABLES, UPGRADE, classify, describe
+from app.db_errors import FIXES, MISSING_TABLES, UPGRADE, classify, describe
 from app.extensions import db
 from app.services.broadcast.cron_watch import cron_state
 from app.services.settings import load_settings
@@ -55,7 +55,8 @@ def healthz():
         current = schema_revisions()
     except SQLAlchemyError as exc:
         log.warning("health check failed: %s", describe(exc))
-        return jsonify(ok=False, database="unavailable", reason=classify(exc)), 503
+        kind = classify(exc)
+        return jsonify(ok=False, database="unavailable", reason=kind, fix=FIXES[kind]), 503
     if current == heads:
         return _with_cron(_ids(current))
     if not current:

@@ -1,5 +1,5 @@
 """/stats, the recent broadcasts, a job's view and its audit log, through the webhook and the simulator."""
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -126,11 +126,9 @@ def test_view_of_a_finished_cli_job_shows_counters_duration_and_its_trail(client
     [entry] = audit.entries(job.id)
     expected = t("job_view", id=job.id, status=t("status_completed"), author=t("job_author_unknown"),
                  audience=t("aud_name_all"), total=3, sent=3, failed=0, skipped=0, unknown=0,
-                 unsent=t("unsent_pending", n=0), rate=status["rate"],
+                 unsent=t("unsent_pending", n=0), rate=status.rate,
                  # As shown: the status's whole-second times (the view is rendered from them).
-                 duration=format_duration((datetime.fromisoformat(status["finished_at"].rstrip("Z"))
-                                           - datetime.fromisoformat(status["started_at"].rstrip("Z"))).total_seconds(),
-                                          "fa"),
+                 duration=format_duration((status.finished_at - status.started_at).total_seconds(), "fa"),
                  created=job.created_at.strftime("%Y-%m-%d %H:%M"), reason="",
                  audit=f"• {entry['at'][:16].replace('T', ' ')} — cli: {t('act_created')} (audience=all total=3)")
 

@@ -35,6 +35,15 @@ def test_new_user_is_registered_and_welcomed_in_persian(client, simulator):
     assert simulator.deliveries("sendMessage", 2001)[0]["reply_markup"] is None
 
 
+def test_names_longer_than_their_columns_are_stored_cut_to_them(client, simulator):
+    # Telegram's own limits are lower; a forged update must still not fail the insert on strict MySQL.
+    assert start(client, 2005, first_name="س" * 300, last_name="L" * 300, username="u" * 80,
+                 language_code="x" * 20)["outcome"] == "handled"
+    user = get_user(2005)
+    assert (user.first_name, user.last_name, user.username, user.language_code) == (
+        "س" * 255, "L" * 255, "u" * 64, "x" * 16)
+
+
 def test_returning_blocked_user_is_unblocked_and_refreshed(client, simulator):
     create_user(2002, first_name="Old", username="old", is_blocked=True, main_channel_status=CHANNEL_MEMBER)
     before = get_user(2002).started_at

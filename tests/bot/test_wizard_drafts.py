@@ -2,6 +2,9 @@
 import pytest
 
 from app.bot.callback_data import MAX_BYTES
+from app.clock import utcnow
+from app.extensions import db
+from app.models.admin_state import AdminState
 from app.texts import t
 from tests.bot.wizard import all_jobs, buttons, last_answer, offered, press, send, step_of, tap, texts_to
 from tests.conftest import ADMIN_ID
@@ -144,3 +147,42 @@ def test_every_wizard_button_names_its_draft_within_64_bytes(client, simulator, 
     wizard = [d for d in data if d.startswith("w.")]
     assert wizard and all(d.count(":") >= 1 for d in wizard)
     assert max(len(d.encode()) for d in data) <= MAX_BYTES
+
+
+# A pre-send screen's draft exactly as the wizard stored it before the Draft class: the keys must keep loading.
+OLD_PREVIEW = ('{"draft_id": "Ab3dE6gH", "content": {"type": "text", "text": "<b>خبر</b> {first_name}", '
+               '"parse_mode": "HTML"}, "button_text": "کانال", "button_url": "https://t.me/update_pack", '
+               '"audience": "all", "filters": {"langs": ["fa"], "active_days": null, "joined_days": null}, '
+               '"silent": true, "protect": false, "preview_id": "Pr3v1ew0", "confirm_id": "C0nf1rm0"}')
+
+
+def store(step: str, raw: str) -> None:
+    """Put the admin on step with the draft's JSON text as stored."""
+    db.session.add(AdminState(admin_id=ADMIN_ID, step=step, draft=raw, updated_at=utcnow()))
+    db.session.commit()
+
+
+def assert_job_of_old_draft(job) -> None:
+    assert (job.content_type, job.text, job.parse_mode) == ("text", "<b>خبر</b> {first_name}", "HTML")
+    assert (job.button_text, job.button_url) == ("کانال", "https://t.me/update_pack")
+    assert (job.audience, job.audience_langs, job.silent, job.protect) == ("all", "fa", True, False)
+    assert job.total_count == 3, "the three Persian users, not the English one"
+
+
+def test_a_draft_stored_before_the_draft_class_is_confirmed_as_it_was(client, simulator, audience):
+    create_user(6004, language_code="en")
+    store("wiz:preview", OLD_PREVIEW)
+    tap(client, simulator, "w.confirm:C0nf1rm0")
+    assert last_answer(simulator)["text"] == t("cb_working")
+    [job] = all_jobs()
+    assert_job_of_old_draft(job)
+    assert job.created_by == ADMIN_ID and step_of() is None
+
+
+def test_a_draft_stored_before_the_draft_class_is_scheduled_as_it_was(client, simulator, audience):
+    create_user(6004, language_code="en")
+    store("sched:new", OLD_PREVIEW[:-1] + ', "sched_token": "Sch3d000"}')
+    tap(client, simulator, "w.at:tomorrow:Sch3d000")
+    [job] = all_jobs()
+    assert job.status == "scheduled"
+    assert_job_of_old_draft(job)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -36,11 +37,11 @@ def cancelled_after_some_sends(n: int = 10, sent: int = 4) -> int:
 def test_status_of_a_cancelled_job_counts_not_sent_instead_of_pending(app, simulator):
     job_id = cancelled_after_some_sends()
     status = job_status(reload(job_id))
-    assert status["status"] == "cancelled"
-    assert (status["sent"], status["pending"], status["not_sent"]) == (4, 0, 6)
-    assert status["eta"] == 0
+    assert status.status == "cancelled"
+    assert (status.sent, status.pending, status.not_sent) == (4, 0, 6)
+    assert status.eta == 0
     running = job_status(reload(create_text_job().id))
-    assert (running["status"], running["pending"], running["not_sent"]) == ("running", 10, 0)
+    assert (running.status, running.pending, running.not_sent) == ("running", 10, 0)
 
 
 @pytest.mark.parametrize("lang", ["fa", "en"])
@@ -52,7 +53,7 @@ def test_progress_and_summary_texts_say_not_sent_cancelled(app, simulator, lang)
         assert PENDING_LINE[lang].format(n="") not in text
     assert "▰▰▰▰▱▱▱▱▱▱▱▱ 40" in progress_text(status, lang), "the bar shows what was processed (4 of 10), not 100%"
     # A job still running keeps its pending line.
-    running = dict(status, status="running", pending=6, not_sent=0)
+    running = replace(status, status="running", pending=6, not_sent=0)
     assert PENDING_LINE[lang].format(n=6) in progress_text(running, lang)
     assert CANCELLED_LINE[lang].format(n=6) not in progress_text(running, lang)
 

@@ -60,7 +60,7 @@ def test_cron_the_cli_an_admin_and_the_fallback_are_each_recorded(app, client, r
     outbox = new_outbox(get_client(load_settings()))
     runner_status = interactive.run_interactive(job.id, settings=load_settings(), outbox=outbox, chat_id=ADMIN_ID)
     admin = runs()["admin"]
-    assert (admin.runs, admin.last_processed) == (1, 300 - runner_status["pending"])
+    assert (admin.runs, admin.last_processed) == (1, 300 - runner_status.pending)
     assert client.post("/internal/pump", headers=AUTH, query_string={"seconds": "1"}).status_code == 200
     assert runner.invoke(args=["broadcast", "pump", "--seconds", "1"]).exit_code == 0
     age_job(job.id, 10)

@@ -269,7 +269,7 @@ def test_paid_job_pumped_from_the_admins_request_runs_at_the_paid_rate(app, simu
     free = telegram_factory.get_client(settings)  # the request's own client, as the bot has it
     status = run_interactive(job.id, settings=settings, outbox=telegram_factory.new_outbox(free), chat_id=1001)
     # At the free 5/s a 4 s pump reaches ~21 users; at the paid rate all 60.
-    assert status["status"] == "completed", status
+    assert status.status == "completed", status
     sends = [d for d in simulator.deliveries(method="sendMessage") if d["chat_id"] >= BASE_ID]
     assert len(sends) == 60
 

@@ -272,7 +272,7 @@ def test_budget_end_is_not_mistaken_for_a_rate_limit(app, simulator):
     # Three 1 s pumps at 25/s: the pacer running out of budget must not set
     # not_before or stop the later pumps (only a real 429 does that).
     assert reload(job.id).not_before is None
-    assert 55 <= status["sent"] <= 90, status
+    assert 55 <= status.sent <= 90, status
     assert simulator.stats()["429_total"] == 0
 
 

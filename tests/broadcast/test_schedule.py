@@ -40,8 +40,8 @@ def test_a_scheduled_job_is_populated_but_waits(app, simulator):
     assert pump_all(2, settings=FAST) == []
     assert reload(job.id).status == "scheduled" and simulator.deliveries() == []
     status = job_status(reload(job.id))
-    assert (status["status"], status["pending"], status["schedule_missed"]) == ("scheduled", 3, False)
-    assert status["send_at"] == send_at.isoformat() + "Z"
+    assert (status.status, status.pending, status.schedule_missed) == ("scheduled", 3, False)
+    assert status.as_dict()["send_at"] == send_at.isoformat() + "Z"
 
 
 def test_a_time_in_the_past_is_refused_and_nothing_is_created(app):

@@ -53,6 +53,17 @@ def test_lang_en_reaches_only_english_users_silently_and_protected(runner, simul
         "langs": ["en"], "active_days": None, "joined_days": None, "silent": True, "protect": True}
 
 
+@pytest.mark.parametrize("option", ["--silent", "--protect"])
+def test_each_send_option_alone_sets_only_itself(runner, simulator, option):
+    seed()
+    job = reload(create_and_pump(runner, option))
+    assert (job.silent, job.protect) == (option == "--silent", option == "--protect")
+    sent = recipients_copies(simulator)
+    assert len(sent) == 5
+    assert all(bool(d["disable_notification"]) == job.silent and bool(d["protect_content"]) == job.protect
+               for d in sent)
+
+
 def test_repeated_lang_and_days_filters(runner, simulator):
     seed({7_100_000_004: 40, 7_100_000_005: 3})
     job = reload(create_and_pump(runner, "--lang", "fa", "--lang", "other", "--active-days", "30"))

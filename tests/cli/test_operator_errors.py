@@ -46,8 +46,35 @@ def test_missing_secret_names_it_and_where_to_set_it(database_url, simulator, va
     assert_one_clear_line(result, f"missing required environment variables: {variable}", "Setup Python App")
 
 
+APP_COMMANDS = ("audit", "broadcast", "db", "settings", "stats", "telegram", "updates")
+UNSET = {name: "" for name in ("TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET", "PUMP_TOKEN", "ADMIN_IDS", "DATABASE_URL")}
+
+
+@pytest.mark.parametrize("env", [UNSET, {**UNSET, "ADMIN_IDS": "1;2"}], ids=["nothing set", "bad ADMIN_IDS"])
+@pytest.mark.parametrize("args", [("--help",), ("broadcast", "--help"), ("db", "--help")])
+def test_help_lists_the_commands_before_the_environment_is_set(database_url, simulator, env, args):
+    result = with_env(database_url, simulator, *args, **env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr and result.stderr == ""
+    commands = result.stdout.split("Commands:")[1]
+    expected = {("--help",): APP_COMMANDS, ("broadcast", "--help"): ("create", "pump", "status", "unsend"),
+                ("db", "--help"): ("upgrade", "current")}[args]
+    for name in expected:
+        assert f"\n  {name} " in commands, (name, result.stdout)
+
+
+@pytest.mark.parametrize("command", [("settings", "list"), ("broadcast", "list"), ("db", "upgrade"),
+                                     ("telegram", "webhook-info"), ("routes",)])
+def test_a_command_run_before_the_environment_is_set_names_every_missing_secret(database_url, simulator, command):
+    result = with_env(database_url, simulator, *command, **UNSET)
+    assert_one_clear_line(result, "missing required environment variables: TELEGRAM_BOT_TOKEN, WEBHOOK_SECRET, "
+                                  "PUMP_TOKEN", "Setup Python App")
+
+
 @pytest.mark.parametrize("name, value, expected", [
     ("ADMIN_IDS", "1,abc", ("ADMIN_IDS", "'abc'", "ADMIN_IDS=123456789,987654321")),
+    ("ADMIN_IDS", "1;2", ("ADMIN_IDS", "'1;2'", "comma-separated numeric Telegram user ids")),
+    ("ADMIN_IDS", "1,,2", ("ADMIN_IDS", "empty item", "comma-separated numeric Telegram user ids")),
     ("MAIN_CHANNEL_ID", "@name", ("MAIN_CHANNEL_ID", "'@name'", "-100")),
     ("LOG_LEVEL", "LOUD", ("LOG_LEVEL", "'LOUD'", "DEBUG, INFO, WARNING")),
 ])

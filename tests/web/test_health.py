@@ -7,11 +7,14 @@ import requests
 from alembic.script import ScriptDirectory
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from werkzeug.serving import make_server
 
 from app import create_app
+from app.db_errors import FIXES
 from app.extensions import db
 from tests import conftest
+from tests.dbutil import base_test_url, is_mysql
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEAD = ScriptDirectory(os.path.join(ROOT, "migrations")).get_current_head()
@@ -88,5 +91,28 @@ def test_database_down_is_503_and_says_which_kind(simulator):
     dead = create_app(conftest.app_config("sqlite:////nonexistent-dir/x/db.sqlite3", simulator.base_url))
     response = get_healthz(dead)
     assert response.status_code == 503
-    assert response.json() == {"ok": False, "database": "unavailable", "reason": "cannot open the SQLite file"}
+    assert response.json() == {"ok": False, "database": "unavailable", "reason": "cannot open the SQLite file",
+                               "fix": FIXES["cannot open the SQLite file"]}
+    assert "folder in DATABASE_URL exists" in response.json()["fix"]
     assert conftest.TOKEN not in response.text
+
+
+PASSWORD = "Hz-n0t-in-the-answer"
+
+
+@pytest.mark.skipif(not is_mysql(base_test_url("/tmp")), reason="needs a MariaDB server (set TEST_DATABASE_URL)")
+@pytest.mark.parametrize("part, reason, fix", [
+    ({"database": "upk_no_such_db"}, "unknown database", "create the database (cPanel > MySQL Databases)"),
+    ({"username": "upk_nobody", "password": PASSWORD}, "access denied", "user name and password in DATABASE_URL"),
+])
+def test_a_mariadb_the_app_cannot_use_is_503_saying_what_to_fix_without_the_password(simulator, part, reason, fix):
+    url = make_url(base_test_url("/tmp")).set(**part).render_as_string(hide_password=False)
+    dead = create_app(conftest.app_config(url, simulator.base_url))
+    response = get_healthz(dead)
+    assert response.status_code == 503
+    body = response.json()
+    assert (body["database"], body["reason"]) == ("unavailable", reason)
+    assert fix in body["fix"] and "DATABASE_URL" in body["fix"]
+    assert PASSWORD not in response.text and conftest.TOKEN not in response.text
+    with dead.app_context():
+        db.engine.dispose()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
+# The button_url column's length (app/models/broadcast.py).
 MAX_URL = 512
 # The text key that explains each refusal (app/texts/); btn_err_url_long takes {length}.
 URL_FORMAT, URL_HOST, URL_LONG = "btn_err_url", "btn_err_url_host", "btn_err_url_long"

@@ -64,7 +64,7 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
         db.session.commit()
         return PumpResult(job_id, False, Stop.NO_SUCH_JOB)
     if job.status != RUNNING:
-        result = PumpResult(job_id, False, Stop.NOT_RUNNING, job=job_status(job))
+        result = PumpResult(job_id, False, Stop.NOT_RUNNING, job=job_status(job).as_dict())
         db.session.commit()
         return result
     paid = job.paid
@@ -104,7 +104,7 @@ def _result(p: Pump, acquired: bool, stop: Stop, processed: int) -> PumpResult:
     """Build a PumpResult with the job's fresh counters."""
     db.session.expire_all()
     job = db.session.get(BroadcastJob, p.job_id)
-    status = job_status(job) if job else {}
+    status = job_status(job).as_dict() if job else {}
     db.session.commit()
     return PumpResult(p.job_id, acquired, stop, processed, round(p.clock() - p.started, 3), status)
 

@@ -18,6 +18,7 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import text_rules
 from app.services.broadcast.button_url import url_problem
+from app.services.broadcast.draft import Draft
 from app.services.broadcast.send_time import check_future
 from app.services.settings import load_settings
 from app.texts import t
@@ -119,6 +120,21 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
              job.status, job.send_at)
     return job
+
+
+def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_by: int | None,
+                      settings: dict | None, lang: str, actor: str, progress_chat_id: int | None = None,
+                      action: str = audit.CREATED) -> BroadcastJob:
+    """Create the job a draft describes: sent now (send_at None), or scheduled for send_at (naive UTC).
+
+    The wizard's confirm and schedule and the CLI's `broadcast create` all
+    come here; action is audited for a job sent now (a scheduled one is
+    audited as scheduled). Raises as create_job does.
+    """
+    return create_job(audience=draft.target, created_by=created_by, content=draft.content,
+                      button_text=draft.button_text, button_url=draft.button_url, settings=settings,
+                      progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
+                      actor=actor, action=action, send_at=send_at)
 
 
 def insert_draft(settings: dict | None, **columns) -> BroadcastJob:

@@ -7,10 +7,11 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from app.extensions import db
 from app.models.broadcast import CANCELLED, PAUSED, QUEUED, RUNNING, TERMINAL, BroadcastJob
-from app.services.broadcast.status import job_status, retry_offer
+from app.services.broadcast.status import JobView, job_status, retry_offer
 from app.texts import t
 
 log = logging.getLogger(__name__)
+# Cells of the progress bar: it fits one line of a phone screen.
 BAR_WIDTH = 12
 
 
@@ -33,65 +34,58 @@ def format_duration(seconds: float | None, lang: str) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def unsent_line(status: dict, lang: str, key: str = "unsent_pending") -> str:
+def unsent_line(status: JobView, lang: str, key: str = "unsent_pending") -> str:
     """Render the items not yet final: pending, or 'not sent (cancelled)' once the job is cancelled."""
-    if status["status"] == CANCELLED:
-        return t("unsent_cancelled", lang, n=status.get("not_sent", 0))
-    return t(key, lang, n=status["pending"])
+    if status.status == CANCELLED:
+        return t("unsent_cancelled", lang, n=status.not_sent)
+    return t(key, lang, n=status.pending)
 
 
-def action_counts(status: dict, lang: str) -> str:
+def action_counts(status: JobView, lang: str) -> str:
     """Render an unsend/edit job's counters: done, already gone, too old (unsend), skipped, failed, unknown."""
-    return t(f"action_counts_{status['kind']}", lang, sent=status["sent"], gone=status["gone"],
-             too_old=status["too_old"], skipped=status["skipped"], failed=status["failed"],
-             unknown=status["unknown"])
+    return t(f"action_counts_{status.kind}", lang, sent=status.sent, gone=status.gone,
+             too_old=status.too_old, skipped=status.skipped, failed=status.failed,
+             unknown=status.unknown)
 
 
-def action_title(status: dict, lang: str) -> str:
+def action_title(status: JobView, lang: str) -> str:
     """Render "Unsend of #source (job #id)" for an unsend/edit job."""
-    return t(f"action_title_{status['kind']}", lang, id=status["id"], source=status["source_job_id"])
+    return t(f"action_title_{status.kind}", lang, id=status.id, source=status.source_job_id)
 
 
-def is_action(status: dict) -> bool:
-    """True for an unsend or edit job's status."""
-    return status.get("kind", "send") != "send"
+def rate_text(status: JobView) -> float | str:
+    """Render the rate, or "-" before the job has started."""
+    return status.rate if status.rate is not None else "-"
 
 
-def progress_text(status: dict, lang: str) -> str:
+def progress_text(status: JobView, lang: str) -> str:
     """Render the live progress message."""
-    done = status["total"] - status["pending"] - status.get("not_sent", 0)
-    bar, percent = progress_bar(done, status["total"])
-    reason = t("progress_reason", lang, reason=status["pause_reason"]) if status["pause_reason"] else ""
-    if is_action(status):
-        state = t(f"status_{status['status']}", lang)
+    done = status.total - status.pending - status.not_sent
+    bar, percent = progress_bar(done, status.total)
+    reason = t("progress_reason", lang, reason=status.pause_reason) if status.pause_reason else ""
+    if status.is_action:
+        state = t(f"status_{status.status}", lang)
         return t("progress_action", lang, title=action_title(status, lang), status=state, bar=bar, percent=percent,
                  counts=action_counts(status, lang), unsent=unsent_line(status, lang),
-                 rate=status["rate"] if status["rate"] is not None else "-", eta=format_duration(status["eta"], lang),
-                 reason=reason)
+                 rate=rate_text(status), eta=format_duration(status.eta, lang), reason=reason)
     return t(
-        "progress", lang, id=status["id"], status=t(f"status_{status['status']}", lang), bar=bar, percent=percent,
-        sent=status["sent"], failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
-        unsent=unsent_line(status, lang), rate=status["rate"] if status["rate"] is not None else "-",
-        eta=format_duration(status["eta"], lang), reason=reason,
+        "progress", lang, id=status.id, status=t(f"status_{status.status}", lang), bar=bar, percent=percent,
+        sent=status.sent, failed=status.failed, skipped=status.skipped, unknown=status.unknown,
+        unsent=unsent_line(status, lang), rate=rate_text(status),
+        eta=format_duration(status.eta, lang), reason=reason,
     )
 
 
-def summary_text(status: dict, lang: str) -> str:
+def summary_text(status: JobView, lang: str) -> str:
     """Render the final summary that replaces the progress message."""
-    duration = None
-    if status["started_at"] and status["finished_at"]:
-        from datetime import datetime
-
-        start = datetime.fromisoformat(status["started_at"].rstrip("Z"))
-        end = datetime.fromisoformat(status["finished_at"].rstrip("Z"))
-        duration = (end - start).total_seconds()
-    if is_action(status):
-        return t("summary_action", lang, title=action_title(status, lang), status=t(f"status_{status['status']}", lang),
+    duration = format_duration(status.duration, lang)
+    if status.is_action:
+        return t("summary_action", lang, title=action_title(status, lang), status=t(f"status_{status.status}", lang),
                  counts=action_counts(status, lang), unsent=unsent_line(status, lang, "unsent_not_sent"),
-                 duration=format_duration(duration, lang))
-    return t("summary", lang, id=status["id"], status=t(f"status_{status['status']}", lang), sent=status["sent"],
-             failed=status["failed"], skipped=status["skipped"], unknown=status["unknown"],
-             unsent=unsent_line(status, lang, "unsent_not_sent"), duration=format_duration(duration, lang))
+                 duration=duration)
+    return t("summary", lang, id=status.id, status=t(f"status_{status.status}", lang), sent=status.sent,
+             failed=status.failed, skipped=status.skipped, unknown=status.unknown,
+             unsent=unsent_line(status, lang, "unsent_not_sent"), duration=duration)
 
 
 def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMarkup | None:
@@ -108,18 +102,18 @@ def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMark
     return InlineKeyboardMarkup(rows)
 
 
-def summary_keyboard(status: dict, lang: str) -> InlineKeyboardMarkup | None:
+def summary_keyboard(status: JobView, lang: str) -> InlineKeyboardMarkup | None:
     """Return the summary's retry buttons (app.bot.keyboards.retry_rows' callbacks), or None when nobody is left."""
     offer = retry_offer(status)
     rows = []
     if offer.retry:
-        rows.append([InlineKeyboardButton(t(offer.retry_key, lang), callback_data=f"j.retry:{status['id']}")])
+        rows.append([InlineKeyboardButton(t(offer.retry_key, lang), callback_data=f"j.retry:{status.id}")])
     if offer.unknown:
-        rows.append([InlineKeyboardButton(t("btn_retry_unknown", lang), callback_data=f"j.retry_u:{status['id']}")])
+        rows.append([InlineKeyboardButton(t("btn_retry_unknown", lang), callback_data=f"j.retry_u:{status.id}")])
     return InlineKeyboardMarkup(rows) if rows else None
 
 
-def _snapshot(job_id: int) -> tuple[dict, int | None, int | None] | None:
+def _snapshot(job_id: int) -> tuple[JobView, int | None, int | None] | None:
     """Return (status, progress chat, progress message) read before commit.
 
     Reading an expired attribute after commit would open a new transaction
@@ -138,10 +132,9 @@ def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None
     if snap is None or not snap[2]:
         return
     status, chat_id, message_id = snap
-    text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "") + _cron_line(status["status"], lang)
-    outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status["status"], lang),
+    text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "") + _cron_line(status.status, lang)
+    outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status.status, lang),
                 priority=priority)
-
 
 
 def _cron_line(status: str, lang: str) -> str:

@@ -1,4 +1,4 @@
-"""The Pump: one job's dispatch loop under its lease: rate slots, sends and actions, each recorded by the Recorder."""
+"""The Pump: one job's dispatch loop under its lease: sends and actions at its Booker's slots, each recorded."""
 from __future__ import annotations
 
 import logging
@@ -23,8 +23,8 @@ from app.services.broadcast.outcomes import (
     too_long_for,
 )
 from app.services.broadcast.recorder import Recorder
+from app.services.broadcast.slots import Booker, Slot
 from app.services.broadcast.stops import Stop
-from app.services.telegram_budget import send_slots, span_for
 from app.texts import lang_of
 
 log = logging.getLogger(__name__)
@@ -34,15 +34,10 @@ log = logging.getLogger(__name__)
 # costs rate.
 GATHER_SECONDS = 0.005
 GATHER_MIN_WINDOW = 16
-DUE_GRACE_SECONDS = 0.001
 # When the next slot is this far off, record sends that finish meanwhile
 # (an extra short transaction); nearer slots record them with the next mark,
 # so at full rate each item still costs one transaction.
 RECORD_WHILE_WAITING = 0.05
-# Bot-wide slots are booked only this far ahead: an item is marked 'sending'
-# just before its request, and a /start waits behind at most this much of a
-# broadcast's bookings.
-SLOT_HORIZON = 0.5
 # The pump's thread gives progress edits at most this long per flush: they are
 # best effort, and whatever Telegram delays stays queued for the next flush.
 PROGRESS_FLUSH_SECONDS = 0.25
@@ -53,9 +48,9 @@ NO_TEXT = "there is no text in the message to edit"
 class Pump:
     """State of one pump call: this thread claims and records (through the Recorder), the pool's threads send.
 
-    A send thread still reaches the database itself: it books its bot-wide
-    slot (again, when it woke late) and, before retrying after a 429, reads
-    the job's status on its own connection (may_retry).
+    A send thread still reaches the database itself: through the Booker it
+    books its chat (and a fresh bot-wide slot when it woke late) and, before
+    retrying after a 429, reads the job's status on its own connection (may_retry).
     """
 
     def __init__(self, job_id: int, max_seconds: float, settings: dict, client, outbox, clock, sleep):
@@ -68,9 +63,7 @@ class Pump:
         self.engine = db.engine
         self._halted = threading.Event()
         self.recorder: Recorder | None = None
-        self.slots: list[tuple[float, float]] = []
-        # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
-        self.cost = self.span = 1
+        self.booker: Booker | None = None  # set by run, once the job's parts are known
         self.outbox_worker = False
         self.action = False  # an unsend or edit job (set by run)
 
@@ -120,53 +113,18 @@ class Pump:
         self.lease.pause_for(wait_s)
         return True
 
-    def send(self, method: str, params: dict, user_id: int, slot: tuple[float, float] | None = None):
-        """Send one recipient's copy in a worker thread at its bot-wide slot (already booked)."""
+    def send(self, method: str, params: dict, user_id: int, slot: Slot | None = None):
+        """Send one recipient's copy in a worker thread at its bot-wide slot (already booked; None: paced alone)."""
         try:
-            chat_taken = slot is not None and self.client.pace_recipients
-            rebooked = False
-            if slot is not None:
-                at, booked_at = slot
-                if chat_taken:
-                    # The recipient's chat is booked for the slot's time before the
-                    # sleep (the same sleep waits for both): after waking, only the
-                    # hold check and the lateness check stand before the request.
-                    self.client.pace_chat(user_id, self.deadline, not_before=at)
-                if (delay := at - self.clock()) > 0:
-                    self.sleep(delay)
-                budget = self.client.broadcast_budget
-                if not budget.clear_at(at, booked_at, late_ok=True):
-                    return HELD_BACK  # a 429 recorded after we booked covers this slot: not sent
-                if budget.is_late(at):
-                    # This thread woke too late: sends bunched together could break
-                    # the cap, so it takes a fresh slot (an album: a fresh span) of
-                    # its own or, with none in time, holds back.
-                    if self.cost == 1:
-                        at = budget.acquire_slot(self.deadline)
-                        if at is None:
-                            return HELD_BACK
-                    else:
-                        booked_at = self.clock()
-                        span = budget.acquire_many(self.span, self.deadline, max_wait=SLOT_HORIZON)
-                        if not span:
-                            return HELD_BACK
-                        at = span[self.cost - 1]
-                        if (delay := at - self.clock()) > 0:
-                            self.sleep(delay)
-                        if not budget.clear_at(at, booked_at, late_ok=True):
-                            return HELD_BACK
-                    # The chat was booked for the missed slot: its next message (the
-                    # admin's summary) must wait a whole interval after this one. Moved
-                    # once the answer is in: no statement stands between a slot and its request.
-                    rebooked = chat_taken
+            ready = self.booker.wait_for(slot, user_id)
+            if ready is None:
+                return HELD_BACK
             if self.action:
-                return self.act(method, params, user_id, chat_taken)
+                return self.act(method, params, user_id, ready.chat_taken)
             result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
-                                      retry_unknown=False, broadcast=True, slot_taken=True, chat_taken=chat_taken,
-                                      may_retry=self.may_retry)
-            if rebooked:
-                # It arrived by its answer, however late this thread ran: the interval counts from there.
-                self.client.rebook_chat(user_id, self.clock())
+                                      retry_unknown=False, broadcast=True, slot_taken=True,
+                                      chat_taken=ready.chat_taken, may_retry=self.may_retry)
+            self.booker.after_answer(user_id, ready)
             return delivered(result)
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
@@ -188,78 +146,21 @@ class Pump:
             self.client.call("editMessageCaption", {"chat_id": user_id, **caption, "caption": params["text"]}, **call)
         return classify_action(None)
 
-    def take_slots(self, want: int) -> int:
-        """Wait for the next broadcast rate slot, take every slot already due, book them bot-wide; return how many.
+    def take_slots(self, want: int) -> list[Slot | None]:
+        """Take up to ``want`` sends' rate slots (the Booker waits and books); none once a stop came first."""
+        taken = self.booker.take(want)
+        if isinstance(taken, Stop):
+            self.stop = self.stop or taken
+            return []
+        return taken
 
-        Slots are taken before items are marked 'sending', so an item is in
-        flight only once it may really go out: a crash then leaves 'unknown'
-        only requests that had actually started. Slots that came due while
-        this thread was committing (the limiter's burst credit) are taken
-        together, so at high rates one transaction marks several items. The
-        same number of slots is then booked on the bot-wide budget in one
-        statement (at most SLOT_HORIZON ahead); each send waits for its own.
-        """
-        self.slots = []
-        limiter = self.client.rate_limiter
-        if limiter is None:
-            taken = want
-        else:
-            # An album's send needs one slot per part: the first send waits for all of them.
-            for _ in range(self.cost):
-                if not self._wait_rate_slot(limiter):
-                    return 0
-            taken = 1
-            # "Due now", with a millisecond's grace: the limiter reads the clock
-            # again after us, so a bare clock() would make every due slot look late.
-            # (A send whose parts are only partly due leaves those slots unused: a small loss of rate.)
-            while taken < want and all(limiter.acquire(self.clock() + DUE_GRACE_SECONDS)
-                                       for _ in range(self.cost)):
-                taken += 1
-        return self._book_shared(taken)
-
-    def _wait_rate_slot(self, limiter) -> bool:
-        """Wait for one slot of this pump's own rate, keeping the lease; False when the budget ends first."""
-        # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
-        while not limiter.acquire(min(self.deadline, self.clock() + self.lease.heartbeat)):
-            left = self.deadline - self.clock()
-            if left <= DUE_GRACE_SECONDS or limiter.next_slot_in() > left:
-                self.stop = self.stop or Stop.BUDGET
-                return False
-            self.lease.keep()
-            if self.stop:
-                return False
-        return True
-
-    def _book_shared(self, n: int) -> int:
-        """Book n bot-wide slots (waiting, lease kept, while others hold the timeline); return how many."""
-        budget = self.client.broadcast_budget
-        if budget is None:
-            return n
-        while True:
-            booked_at = self.clock()
-            slots = budget.acquire_many(n * self.span, self.deadline, max_wait=SLOT_HORIZON)
-            # A send goes at the middle slot of its span: an album's k parts all
-            # arrive at once, so it books k - 1 empty slots on each side of its k
-            # (2k - 1 in all). Whichever way a 1 s window cuts the span, it
-            # holds at least as many slots as the album puts parts in it, so
-            # arrivals stay within cap + 1 even with replies between albums.
-            sends = send_slots(slots, self.cost)
-            if sends:
-                self.slots = [(at, booked_at) for at in sends]
-                return len(sends)
-            left = self.deadline - self.clock()
-            wait_s = budget.next_slot_in()
-            if left <= DUE_GRACE_SECONDS or wait_s >= left:
-                self.stop = self.stop or Stop.BUDGET
-                return 0
-            self.lease.pause_for(min(max(wait_s - SLOT_HORIZON, 0.01), left))
-            if self.stop:
-                return 0
-
-    def slot_wait(self) -> float:
-        """Seconds until the next broadcast rate slot."""
-        limiter = self.client.rate_limiter
-        return limiter.next_slot_in() if limiter is not None else 0.0
+    def make_booker(self, parts: int) -> Booker:
+        """Return the Booker of this pump's sends: its client's pacers, its deadline, its lease kept while waiting."""
+        client = self.client
+        return Booker(parts, limiter=client.rate_limiter, budget=client.broadcast_budget,
+                      pace_chat=client.pace_chat if client.pace_recipients else None, rebook_chat=client.rebook_chat,
+                      clock=self.clock, sleep=self.sleep, deadline=self.deadline, heartbeat=self.lease.heartbeat,
+                      keep=self.lease.keep, pause=self.lease.pause_for, stopped=lambda: self.stop)
 
     def personal_params(self, params: dict, user_id: int) -> dict:
         """Return the call's parameters for this recipient: an action's copy, a greeting by name."""
@@ -302,8 +203,8 @@ class Pump:
         self.action = job.kind in ACTION_KINDS
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
-        self.cost = len(params.get("message_ids") or ()) or 1
-        self.span = span_for(self.cost)  # bot-wide slots per send (see _book_shared)
+        # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
+        self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         recorder = self.recorder = Recorder(self, job, window)
         self.lease.renew = recorder.heartbeat
@@ -324,21 +225,19 @@ class Pump:
                 finished = [f for f in in_flight if f.done()]
                 done = [(*in_flight.pop(f), f.result()) for f in finished]
                 want = window - len(in_flight) if self.can_dispatch(recorder) else 0
-                if want > 0 and in_flight and self.slot_wait() > RECORD_WHILE_WAITING:
+                if want > 0 and in_flight and self.booker.slot_wait() > RECORD_WHILE_WAITING:
                     # Record sends that finish while we wait for the next slot, so
                     # 'sending' holds only requests really in flight.
-                    self.lease.wait_some(list(in_flight), self.slot_wait())
+                    self.lease.wait_some(list(in_flight), self.booker.slot_wait())
                     finished = [f for f in in_flight if f.done()]
                     done += [(*in_flight.pop(f), f.result()) for f in finished]
                     if done:
                         recorder.step(done, 0, len(in_flight))
                         done = []
-                if want > 0:
-                    want = self.take_slots(want)
-                batch = recorder.step(done, want, len(in_flight))
-                # Each item goes at its own bot-wide slot (none when this process paces alone).
-                slots = self.slots[:len(batch)] if len(self.slots) >= len(batch) else [None] * len(batch)
-                for (item_id, user_id), slot in zip(batch, slots, strict=True):
+                slots = self.take_slots(want) if want > 0 else []
+                batch = recorder.step(done, len(slots), len(in_flight))
+                # Each item goes at its own bot-wide slot (None when this process paces alone).
+                for (item_id, user_id), slot in zip(batch, slots[:len(batch)], strict=True):
                     item_params = self.personal_params(params, user_id)
                     refused = self.too_long(item_params)
                     call = (lambda r=refused: r) if refused else partial(self.send, method, item_params, user_id, slot)

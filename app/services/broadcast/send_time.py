@@ -16,8 +16,11 @@ from app.texts import t
 
 TEHRAN = ZoneInfo("Asia/Tehran")
 PRESETS = ("hour", "tonight", "tomorrow")
+# The "tonight" and "tomorrow" presets' Tehran times, as their buttons name them (app/texts/schedule.py).
+TONIGHT_AT, TOMORROW_AT = time(21, 0), time(9, 0)
 # A year this far ahead is a typo (1505 for 1405), not a plan.
 MAX_AHEAD = timedelta(days=366)
+# A year below this is Jalali (now about 1405), one above it Gregorian (now about 2026).
 JALALI_BEFORE = 1700
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "0123456789" * 2)
 _PERSIAN = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
@@ -101,9 +104,9 @@ def preset_time(name: str, now: datetime) -> datetime:
     if name == "hour":
         return check_future((now + timedelta(hours=1)).replace(microsecond=0), now)
     if name == "tonight":
-        local = datetime.combine(local_now.date(), time(21, 0), tzinfo=TEHRAN)
+        local = datetime.combine(local_now.date(), TONIGHT_AT, tzinfo=TEHRAN)
     elif name == "tomorrow":
-        local = datetime.combine(local_now.date() + timedelta(days=1), time(9, 0), tzinfo=TEHRAN)
+        local = datetime.combine(local_now.date() + timedelta(days=1), TOMORROW_AT, tzinfo=TEHRAN)
     else:
         raise ValueError(f"unknown preset {name!r}")
     return check_future(local.astimezone(timezone.utc).replace(tzinfo=None), now)

@@ -1,4 +1,4 @@
-"""A job's counters, rate and ETA as a JSON-safe dict (pure).
+"""A job's counters, rate and ETA as a frozen view (pure), and its JSON form for the command line.
 
 `pending` counts items still to be sent. A cancelled job sends nothing more,
 so its unfinished items are `not_sent` instead ("not sent (cancelled)"), never pending.
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.clock import utcnow
-from app.models.broadcast import CANCELLED, COMPLETED, KIND_SEND, PAUSED, BroadcastJob
+from app.models.broadcast import CANCELLED, COMPLETED, FINAL_STATUSES, KIND_SEND, PAUSED, BroadcastJob
 from app.services.broadcast.send_time import tehran_iso
 
 
@@ -18,8 +18,87 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat(timespec="seconds") + "Z" if value else None
 
 
-def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
-    """Return id, status, counters, rate (items/s since start) and ETA (s) of a job."""
+def _second(value: datetime | None) -> datetime | None:
+    """Drop the fraction of a second: the view shows (and measures durations in) the whole seconds it prints."""
+    return value.replace(microsecond=0) if value else None
+
+
+@dataclass(frozen=True)
+class JobView:
+    """What one job's status shows: its counters, rate (items/s since start), ETA (s), options and times."""
+
+    id: int
+    status: str
+    audience: str
+    total: int
+    sent: int
+    failed: int
+    skipped: int
+    unknown: int
+    pending: int
+    # An unsend/edit job (sent = copies deleted/edited): gone = no longer there, too_old = past 48 h.
+    kind: str
+    source_job_id: int | None
+    gone: int
+    too_old: int
+    not_sent: int
+    rate: float | None
+    eta: int | None
+    pause_reason: str | None
+    paid: bool
+    langs: tuple[str, ...]
+    active_days: int | None
+    joined_days: int | None
+    silent: bool
+    protect: bool
+    # Naive UTC, whole seconds.
+    created_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    # A scheduled job's time, in UTC and as Tehran wall time; missed: the admins were asked.
+    send_at: datetime | None
+    send_at_tehran: str | None
+    schedule_missed: bool
+
+    @property
+    def is_action(self) -> bool:
+        """True for an unsend or edit job."""
+        return self.kind != KIND_SEND
+
+    @property
+    def finished_items(self) -> int:
+        """Items in a final status (each final ItemStatus has the field of its name)."""
+        return sum(getattr(self, status.value) for status in FINAL_STATUSES)
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds from start to finish, once the job has both."""
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+    def as_dict(self) -> dict:
+        """Return the JSON form the command line prints (`broadcast status`, `list --json`, pump reports)."""
+        return {
+            "id": self.id, "status": self.status, "audience": self.audience,
+            "total": self.total, "sent": self.sent, "failed": self.failed,
+            "skipped": self.skipped, "unknown": self.unknown, "pending": self.pending,
+            "kind": self.kind, "source_job_id": self.source_job_id,
+            "gone": self.gone, "too_old": self.too_old,
+            "not_sent": self.not_sent,
+            "rate": self.rate, "eta": self.eta, "pause_reason": self.pause_reason, "paid": self.paid,
+            "langs": list(self.langs),
+            "active_days": self.active_days, "joined_days": self.joined_days,
+            "silent": self.silent, "protect": self.protect,
+            "created_at": _iso(self.created_at), "started_at": _iso(self.started_at),
+            "finished_at": _iso(self.finished_at),
+            "send_at": _iso(self.send_at), "send_at_tehran": self.send_at_tehran,
+            "schedule_missed": self.schedule_missed,
+        }
+
+
+def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
+    """Return the view of a job: its counters with pending / not sent, rate and ETA as of now."""
     now = now or utcnow()
     processed = job.processed_count
     unfinished = job.pending_count
@@ -35,24 +114,22 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> dict:
             eta = int(round(pending / rate))
     if not pending:
         eta = 0
-    return {
-        "id": job.id, "status": job.status, "audience": job.audience,
-        "total": job.total_count, "sent": job.sent_count, "failed": job.failed_count,
-        "skipped": job.skipped_count, "unknown": job.unknown_count, "pending": pending,
-        # An unsend/edit job (sent = copies deleted/edited): gone = no longer there, too_old = past 48 h.
-        "kind": job.kind or KIND_SEND, "source_job_id": job.source_job_id,
-        "gone": job.gone_count or 0, "too_old": job.too_old_count or 0,
-        "not_sent": not_sent,
-        "rate": rate, "eta": eta, "pause_reason": job.pause_reason, "paid": bool(job.paid),
-        "langs": job.audience_langs.split(",") if job.audience_langs else [],
-        "active_days": job.audience_active_days, "joined_days": job.audience_joined_days,
-        "silent": bool(job.silent), "protect": bool(job.protect),
-        "created_at": _iso(job.created_at), "started_at": _iso(job.started_at),
-        "finished_at": _iso(job.finished_at),
-        # A scheduled job's time, in UTC and as Tehran wall time; missed: the admins were asked.
-        "send_at": _iso(job.send_at), "send_at_tehran": tehran_iso(job.send_at),
-        "schedule_missed": job.missed_at is not None,
-    }
+    return JobView(
+        id=job.id, status=job.status, audience=job.audience,
+        total=job.total_count, sent=job.sent_count, failed=job.failed_count,
+        skipped=job.skipped_count, unknown=job.unknown_count, pending=pending,
+        kind=job.kind or KIND_SEND, source_job_id=job.source_job_id,
+        gone=job.gone_count or 0, too_old=job.too_old_count or 0,
+        not_sent=not_sent,
+        rate=rate, eta=eta, pause_reason=job.pause_reason, paid=bool(job.paid),
+        langs=tuple(job.audience_langs.split(",")) if job.audience_langs else (),
+        active_days=job.audience_active_days, joined_days=job.audience_joined_days,
+        silent=bool(job.silent), protect=bool(job.protect),
+        created_at=_second(job.created_at), started_at=_second(job.started_at),
+        finished_at=_second(job.finished_at),
+        send_at=_second(job.send_at), send_at_tehran=tehran_iso(job.send_at),
+        schedule_missed=job.missed_at is not None,
+    )
 
 
 @dataclass(frozen=True)
@@ -78,12 +155,12 @@ class Offers:
         return "btn_retry" if self.failed else "btn_retry_not_sent"
 
 
-def retry_offer(status: dict) -> Offers:
+def retry_offer(status: JobView) -> Offers:
     """Return what a retry could reach per the job's counters (the summary right after a job ends).
 
     The view asks the ledger instead (app.services.broadcast.offers), which
     also leaves out users blocked since and users an earlier retry holds.
     """
-    if status["status"] not in (COMPLETED, CANCELLED, PAUSED) or status.get("kind", KIND_SEND) != KIND_SEND:
+    if status.status not in (COMPLETED, CANCELLED, PAUSED) or status.is_action:
         return Offers()  # an unsend or edit job is never "retried" as a send
-    return Offers(failed=status["failed"], not_sent=status["not_sent"] + status["pending"], unknown=status["unknown"])
+    return Offers(failed=status.failed, not_sent=status.not_sent + status.pending, unknown=status.unknown)
