@@ -45,6 +45,8 @@ DEFS: dict[str, SettingDef] = {
         SettingDef("broadcast_max_consecutive_errors", int, 10, 1, 1000,
                    "Non-recipient errors in a row before auto-pause"),
         SettingDef("cron_pump_seconds", int, 57, 1, 58, "Budget of one cron pump (cron calls every 60 s)"),
+        SettingDef("cron_alert_minutes", int, 3, 1, 60,
+                   "Minutes without a cron run, while work waits, before every admin is alerted once"),
         SettingDef("webhook_pump_calls", int, 3, 0, 10, "Bounded pumps run inside an admin's request"),
         SettingDef("webhook_pump_seconds", int, 3, 1, 20, "Budget of each of those pumps"),
         SettingDef("telegram_connect_timeout", float, 1.5, 0.5, 10, "Seconds to connect to Telegram"),

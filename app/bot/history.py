@@ -10,9 +10,11 @@ from app.clock import utcnow
 from app.models.broadcast import PAUSED
 from app.services import audit, stats
 from app.services.broadcast import jobs
+from app.services.broadcast.cron_watch import late_line
 from app.services.broadcast.offers import offers
 from app.services.broadcast.progress import action_counts, action_title, format_duration, rate_text, unsent_line
 from app.services.broadcast.status import JobView, Offers, job_status
+from app.services.settings import load_settings
 from app.texts import TEXTS, t
 
 # /jobs lists this many: one screen on a phone, far inside Telegram's 4096 characters.
@@ -71,7 +73,7 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     offer = offers(job)
     markup = keyboards.job_actions(lang, status.id, status.status, offer)
     text = job_view_text(status, author, entries, lang, now)
-    return text + retry_notes(status, offer, lang), markup
+    return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status), markup
 
 
 def retry_notes(status: JobView, offer: Offers, lang: str) -> str:

@@ -15,7 +15,9 @@ from app.cli.common import CommandError, echo_json
 from app.cli.english import english_status
 from app.db_errors import describe
 from app.extensions import db
+from app.models.pump_run import CLI
 from app.services.broadcast import drain, jobs
+from app.services.broadcast.cron_watch import run_recorded
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -30,9 +32,9 @@ def run_once(job_id: int | None, seconds: float, settings: dict) -> dict:
     """Pump one job or all of them and return {"jobs": [...], "seconds": elapsed}."""
     started = time.monotonic()
     if job_id is None:
-        results = drain.pump_all(seconds, settings=settings)
+        results = run_recorded(CLI, lambda: drain.pump_all(seconds, settings=settings))
     else:
-        results = [drain.pump(job_id, seconds, settings=settings)]
+        results = run_recorded(CLI, lambda: [drain.pump(job_id, seconds, settings=settings)])
     reports = [{**r.to_dict(), "job": english_status(r.job)} for r in results]
     return {"jobs": reports, "seconds": round(time.monotonic() - started, 3)}
 

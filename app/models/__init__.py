@@ -4,9 +4,10 @@ from app.models.album_part import AlbumPart
 from app.models.audit import AuditEntry
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.models.processed_update import ProcessedUpdate
+from app.models.pump_run import CronWatch, PumpRun
 from app.models.setting import Setting
 from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
 
-__all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "ProcessedUpdate", "Setting",
-           "TelegramBudget", "TelegramChatPace", "User"]
+__all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "CronWatch", "ProcessedUpdate",
+           "PumpRun", "Setting", "TelegramBudget", "TelegramChatPace", "User"]

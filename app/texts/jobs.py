@@ -100,4 +100,30 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_setting_changed": {"fa": "تنظیم تغییر کرد", "en": "setting changed"},
     "act_retried": {"fa": "دوباره ارسال شد", "en": "retried"},
     "act_exported": {"fa": "خروجی گرفته شد", "en": "exported"},
+    # Cron watch (app/services/broadcast/cron_watch.py): one alert per outage, and a line while cron is late.
+    "cron_alert": {
+        "fa": "⏰ کران‌جاب اجرا نمی‌شود: آخرین اجرای cron (فراخوانی ‎/internal/pump‎) {last}.\n"
+              "در انتظار ارسال:\n{waiting}\n"
+              "اکنون: {draining}\n"
+              "کران‌جاب را در cPanel › Cron Jobs بررسی کنید (دستور، مسیر pump.sh و فایل ‎~/.update_pack_pump.conf‎)؛ "
+              "راهنما: docs/DEPLOY_CPANEL_FA.md، بخش «ارسال همگانی جلو نمی‌رود».\n"
+              "تا کران‌جاب برنگردد و دوباره قطع نشود، این هشدار تکرار نمی‌شود.",
+        "en": "⏰ The cron job is not running: the last cron run (a call of /internal/pump) was {last}.\n"
+              "Waiting to be sent:\n{waiting}\n"
+              "Meanwhile: {draining}\n"
+              "Check the job in cPanel › Cron Jobs (the command, the path of pump.sh, ~/.update_pack_pump.conf); "
+              "guide: docs/DEPLOY_CPANEL.md, section “A broadcast is not moving”.\n"
+              "This alert is not repeated until cron comes back and goes missing again.",
+    },
+    "cron_never": {"fa": "هرگز ثبت نشده", "en": "never recorded"},
+    "cron_minutes_ago": {"fa": "{minutes} دقیقه پیش", "en": "{minutes} min ago"},
+    "cron_waiting_job": {"fa": "• #{id} ({status}): {left} مانده", "en": "• #{id} ({status}): {left} left"},
+    "cron_draining_traffic": {
+        "fa": "ارسال فقط با پیام‌های ورودی ربات، در برش‌های کوتاه و کندتر از کران‌جاب، جلو می‌رود.",
+        "en": "the queue moves only on the bot's own incoming updates, in short slices, slower than cron.",
+    },
+    "cron_late_line": {"fa": "⏰ آخرین اجرای cron: {minutes} دقیقه پیش (کران‌جاب را بررسی کنید)",
+                       "en": "⏰ Last cron run {minutes} min ago (check the cron job)"},
+    "cron_late_never": {"fa": "⏰ هیچ اجرای cron ثبت نشده است (کران‌جاب را بررسی کنید)",
+                        "en": "⏰ No cron run recorded yet (check the cron job)"},
 }

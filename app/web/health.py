@@ -1,16 +1,21 @@
-"""GET /healthz: the app answers, its database answers, and the schema is at the head migration."""
+"""GET /healthz: the app answers, its database answers, the schema is at the head migration; and cron's last run.
+
+`/healthz?cron=1` (for uptime monitors) also answers 503 while cron is late.
+"""
 from __future__ import annotations
 
 import functools
 import logging
 
 from alembic.script import ScriptDirectory
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, current_app, jsonify, request
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.db_errors import FIXES, MISSING_TABLES, UPGRADE, classify, describe
 from app.extensions import db
+from app.services.broadcast.cron_watch import cron_state
+from app.services.settings import load_settings
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger(__name__)
@@ -53,7 +58,7 @@ def healthz():
         kind = classify(exc)
         return jsonify(ok=False, database="unavailable", reason=kind, fix=FIXES[kind]), 503
     if current == heads:
-        return jsonify(ok=True, database="ok", schema=_ids(current))
+        return _with_cron(_ids(current))
     if not current:
         state, fix = "no schema", UPGRADE
     elif current - known:
@@ -62,3 +67,13 @@ def healthz():
         state, fix = "schema out of date", UPGRADE
     log.warning("health check failed: %s (database at %s, code at %s); %s", state, _ids(current), _ids(heads), fix)
     return jsonify(ok=False, database=state, schema=_ids(current), head=_ids(heads), fix=fix), 503
+
+
+def _with_cron(schema: str | None):
+    """Answer 200 with cron's last run; the strict form (?cron=1) answers 503 while cron is late."""
+    cron = cron_state(load_settings()).to_dict()
+    if cron["late"] and request.args.get("cron") == "1":
+        log.warning("health check (cron): cron is late, last run %s", cron["last_run"] or "never")
+        return jsonify(ok=False, database="ok", schema=schema, cron=cron,
+                       error="cron is late: /internal/pump has not been called while broadcasts wait"), 503
+    return jsonify(ok=True, database="ok", schema=schema, cron=cron)

@@ -10,8 +10,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.logging_setup import log_context
+from app.models.pump_run import CRON
 from app.services import albums
 from app.services.broadcast import drain
+from app.services.broadcast.cron_watch import run_recorded
 from app.services.settings import load_settings
 from app.services.updates import purge_processed_updates
 from app.web.auth import secret_matches
@@ -80,7 +82,7 @@ def pump():
     context = log_context.set(request.path)  # the path only: query strings never reach a log line
     try:
         started = time.monotonic()
-        results = drain.pump_all(seconds, settings=settings)
+        results = run_recorded(CRON, lambda: drain.pump_all(seconds, settings=settings))
         purged = _purge_processed_updates(settings["processed_updates_keep_days"])
         _forget_old_albums()
     finally:

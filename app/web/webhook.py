@@ -7,6 +7,7 @@ from flask import Blueprint, current_app, jsonify, request
 from app.bot.dispatcher import process_update
 from app.logging_setup import log_context
 from app.web.auth import secret_matches
+from app.web.fallback import start_after
 
 bp = Blueprint("webhook", __name__)
 log = logging.getLogger(__name__)
@@ -34,7 +35,8 @@ def telegram_webhook():
         return jsonify(ok=False, error=error), 400
     log_context.set(f"update={data['update_id']}")
     outcome = process_update(data)
-    return jsonify(ok=True, outcome=outcome)
+    # While cron is late, this update's answer also carries the broadcast queue forward, once sent.
+    return start_after(jsonify(ok=True, outcome=outcome), current_app._get_current_object(), request.environ)
 
 
 def parse_update(body: bytes) -> tuple[dict | None, str | None]:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import requests
 
+from app.simulator.updates import message_update
 from tests.deploy import passenger
 from tests.deploy.apache import Apache
 from tests.deploy.scenario import (
@@ -277,6 +278,42 @@ class Deployment:
                   root_healthz_status=root_answer, cron_runs=len(runs), result=result)
         if root_answer != 404:
             raise DeployError(f"/healthz outside /bot answered {root_answer}; the app should live only under /bot")
+        self.receivers = receivers
+
+    def cron_missing(self) -> None:
+        """Cron gone for a while: traffic moves the job, one alert, /healthz?cron=1 503; cron back: it completes."""
+        draft = self.tg.broadcast_wizard("Update Pack deployment test: broadcast E while cron is missing")
+        job_id = self.sql.job()["id"]
+        self.sql.age_waiting(job_id, 10)  # cron_alert_minutes is 3: late now, instead of in 3 minutes
+        late_health = requests.get(self.url("/healthz?cron=1"), timeout=10)
+        newcomers, answers = list(range(800_001, 800_004)), []
+        for uid in newcomers:  # a /start every 2 s is all the traffic there is
+            started = time.monotonic()
+            self.tg.post(message_update(uid, "/start", first_name=f"U{uid}"))
+            answers.append(round(time.monotonic() - started, 3))
+            time.sleep(max(0.0, 2.0 - (time.monotonic() - started)))
+        moved = self.sql.job(job_id)
+        alerts = self.cron_alerts()
+        runs = self.cron.until_completed(self.sql, job_id)
+        result = check_exactly_once(self.tg, self.sql, job_id, draft, self.receivers, set())
+        self.tg.post(message_update(newcomers[0], "/start", first_name="again"))
+        health = requests.get(self.url("/healthz?cron=1"), timeout=10)
+        pumps = self.sql.pump_runs()
+        self.note("cron_missing", healthz_while_late=late_health.status_code, sent_without_cron=moved["sent_count"],
+                  start_answers_s=answers, alerts_while_late=len(alerts), alerts_after=len(self.cron_alerts()),
+                  cron_runs=len(runs), healthz_after=health.status_code, result=result,
+                  fallback={k: pumps["fallback"][k] for k in ("runs", "processed_total", "ms_total")})
+        if late_health.status_code != 503 or health.status_code != 200:
+            raise DeployError(f"/healthz?cron=1 answered {late_health.status_code} late, {health.status_code} after")
+        if moved["sent_count"] == 0:
+            raise DeployError("with cron missing, the /start traffic did not move the broadcast")
+        if len(alerts) != 1 or len(self.cron_alerts()) != 1:
+            raise DeployError(f"expected one cron alert to the admin, got {len(alerts)} then {len(self.cron_alerts())}")
+        self.receivers |= set(newcomers)
+
+    def cron_alerts(self) -> list[dict]:
+        """Return the cron alerts the admin received."""
+        return [d for d in self.tg.sim.deliveries("sendMessage", ADMIN_ID) if "/internal/pump" in (d.get("text") or "")]
 
     def logs_clean(self) -> None:
         """No secret in any log the host keeps: Apache's error and access logs, the cron log."""
@@ -338,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for phase in (deployment.build, deployment.several_processes, deployment.broadcast_at_root,
                       deployment.budget_across_processes, deployment.pump_cut_off, deployment.sub_path,
-                      deployment.logs_clean):
+                      deployment.cron_missing, deployment.logs_clean):
             phase()
         deployment.report["ok"] = True
     except (Exception, KeyboardInterrupt) as exc:

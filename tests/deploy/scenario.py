@@ -115,6 +115,18 @@ class Sql:
             return cur.execute("UPDATE broadcast_jobs SET lease_expires_at = '2000-01-01 00:00:00' "
                                "WHERE id = %s AND lease_token IS NOT NULL", (job_id,))
 
+    def age_waiting(self, job_id: int, minutes: int) -> int:
+        """Make cron's last run and the job's wait minutes old, instead of waiting them out."""
+        with self.conn.cursor() as cur:
+            cur.execute("UPDATE cron_watch SET last_cron_at = UTC_TIMESTAMP(6) - INTERVAL %s MINUTE", (minutes,))
+            return cur.execute("UPDATE broadcast_jobs SET created_at = UTC_TIMESTAMP() - INTERVAL %s MINUTE, "
+                               "started_at = UTC_TIMESTAMP() - INTERVAL %s MINUTE WHERE id = %s",
+                               (minutes, minutes, job_id))
+
+    def pump_runs(self) -> dict[str, dict]:
+        """Return the recorded pump runs by source."""
+        return {r["source"]: r for r in self.rows("SELECT * FROM pump_runs")}
+
     def close(self) -> None:
         self.conn.close()
 

@@ -53,7 +53,8 @@ def migrate(app, how, *args) -> None:
 def test_healthy_at_the_head_migration(app):
     response = get_healthz(app)
     assert response.status_code == 200
-    assert response.json() == {"ok": True, "database": "ok", "schema": HEAD}
+    assert response.json() == {"ok": True, "database": "ok", "schema": HEAD,
+                               "cron": {"last_run": None, "minutes_ago": None, "late": False, "waiting_jobs": []}}
 
 
 def test_an_empty_database_is_503_saying_to_run_db_upgrade(fresh_app):

@@ -132,7 +132,14 @@ def refresh_progress(job_id: int, *, outbox, lang: str = "fa", extra: str | None
     if snap is None or not snap[2]:
         return
     status, chat_id, message_id = snap
-    text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "")
+    text = progress_text(status, lang) + (f"\n\n{extra}" if extra else "") + _cron_line(status.status, lang)
     outbox.edit(chat_id, message_id, text, reply_markup=progress_keyboard(job_id, status.status, lang),
                 priority=priority)
 
+
+def _cron_line(status: str, lang: str) -> str:
+    """Return the late-cron line for the progress message (empty while cron is on time)."""
+    from app.services.broadcast.cron_watch import late_line  # it reads settings and the schedule: import late
+    from app.services.settings import load_settings
+
+    return late_line(load_settings(), lang, status)

@@ -6,7 +6,9 @@ import time
 
 from app.extensions import db
 from app.models.broadcast import QUEUED, TERMINAL, BroadcastJob
+from app.models.pump_run import ADMIN
 from app.services.broadcast import jobs, stops
+from app.services.broadcast.cron_watch import run_recorded
 from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import progress_keyboard, progress_text, refresh_progress
 from app.services.broadcast.status import JobView, job_status
@@ -37,12 +39,19 @@ def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> 
 def run_interactive(job_id: int, *, settings: dict, outbox, chat_id: int, lang: str = "fa") -> JobView:
     """Run up to webhook_pump_calls bounded pumps, then leave 'remaining: N — tap continue'."""
     ensure_progress_message(job_id, outbox=outbox, chat_id=chat_id, lang=lang)
-    for _ in range(settings["webhook_pump_calls"]):
-        # No client passed: pump() takes the job's own (a paid job's paid client and rate).
-        result = pump(job_id, settings["webhook_pump_seconds"], settings=settings, outbox=outbox)
-        log.info("interactive pump of job %s: stop=%s processed=%s", job_id, result.stop, result.processed)
-        if result.stop in stops.FINAL:
-            break
+
+    def pumps() -> list:
+        results = []
+        for _ in range(settings["webhook_pump_calls"]):
+            # No client passed: pump() takes the job's own (a paid job's paid client and rate).
+            result = pump(job_id, settings["webhook_pump_seconds"], settings=settings, outbox=outbox)
+            log.info("interactive pump of job %s: stop=%s processed=%s", job_id, result.stop, result.processed)
+            results.append(result)
+            if result.stop in stops.FINAL:
+                break
+        return results
+
+    run_recorded(ADMIN, pumps)
     db.session.expire_all()
     job = db.session.get(BroadcastJob, job_id)
     status = job_status(job)
