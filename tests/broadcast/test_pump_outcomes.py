@@ -1,5 +1,6 @@
 """pump() against the simulated Bot API over real HTTP: outcomes judged by exact counts, not by time."""
 
+import pytest
 from sqlalchemy import delete, update
 
 from app.extensions import db
@@ -104,6 +105,8 @@ def test_rate_limit_longer_than_the_budget_returns_items_to_pending(app, simulat
     assert assert_consistent(job.id, simulator) == {"sent": 10}
 
 
+# Serial: under the parallel phase's load it once ended 'incomplete' instead of 'done' (not reproduced alone).
+@pytest.mark.serial
 def test_rate_limit_that_fits_the_budget_is_waited_out(app, simulator):
     create_users(6)
     job = create_text_job(settings=FAST)
