@@ -11,8 +11,8 @@ from app.services.stats import KEYS, user_stats
 
 # Labels of `flask stats` in KEYS order (JSON uses the keys themselves).
 LABELS = {"users": "users", "active_7d": "active in the last 7 days", "active_30d": "active in the last 30 days",
-          "blocked": "blocked the bot", "channel_members": "channel members", "new_today": "new today (UTC)",
-          "new_week": "new in the last 7 days"}
+          "blocked": "blocked the bot", "opted_out": "opted out of broadcasts (/stop)",
+          "channel_members": "channel members", "new_today": "new today (UTC)", "new_week": "new in the last 7 days"}
 AUDIT_COLUMNS = ("id", "at", "actor", "action", "job_id", "detail")
 
 audit_group = AppGroup("audit", help="Read the audit log: who did what to which job or setting, and when.")
@@ -22,7 +22,7 @@ audit_group = AppGroup("audit", help="Read the audit log: who did what to which 
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
 @with_appcontext
 def stats_command(as_json: bool) -> None:
-    """Show users, active in 7 / 30 days, blocked, channel members and newcomers."""
+    """Show users, active in 7 / 30 days, blocked, opted out, channel members and newcomers."""
     counts = user_stats()
     if as_json:
         echo_json(counts)

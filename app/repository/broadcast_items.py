@@ -39,7 +39,8 @@ def audience_filter(audience: Audience | str, now: datetime | None = None) -> li
     and populate() use it alike, so they cannot disagree.
     """
     aud = Audience.of(audience)
-    clause = [User.is_blocked.is_(False)]
+    # Opted-out users are no audience's members: every count and every job leaves them out alike.
+    clause = [User.is_blocked.is_(False), User.opted_out_at.is_(None)]
     if aud.base == "members":
         clause.append(User.main_channel_status == CHANNEL_MEMBER)
     elif aud.base == "non_members":
@@ -94,16 +95,17 @@ def _retry_rows(job_id: int | None, source_id: int, statuses: tuple[str, ...]) -
             .where(BroadcastJob.retry_of == source_id, other.user_id == I.user_id))
     if job_id is not None:
         held = held.where(BroadcastJob.id != job_id)
-    return [I.job_id == source_id, I.status.in_(statuses), User.is_blocked.is_(False), ~held.exists()]
+    return [I.job_id == source_id, I.status.in_(statuses), User.is_blocked.is_(False), User.opted_out_at.is_(None),
+            ~held.exists()]
 
 
 def populate_retry(job_id: int, source_id: int, statuses: tuple[str, ...]) -> int:
     """Insert one pending item per source item in statuses, in one INSERT ... SELECT; return the count.
 
     Only the ledger decides: sent and skipped items never come back, nor users
-    who blocked the bot since, nor users another retry of the source already
-    holds (so retrying twice never sends twice). The caller locked the source
-    job first, so two retries of it run one after the other.
+    who blocked the bot or opted out since, nor users another retry of the
+    source already holds (so retrying twice never sends twice). The caller
+    locked the source job first, so two retries of it run one after the other.
     """
     rows = (select(literal(job_id), I.user_id, literal(PENDING)).join(User, User.id == I.user_id)
             .where(*_retry_rows(job_id, source_id, statuses)).order_by(I.id))

@@ -1,4 +1,4 @@
-"""User rows: registration on /start, blocking and channel membership."""
+"""User rows: registration on /start, blocking, opting out and channel membership."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -62,6 +62,17 @@ def set_blocked(user_id: int, blocked: bool, now: datetime) -> int:
     return db.session.execute(stmt).rowcount
 
 
+def set_opted_out(user_id: int, opted_out: bool, now: datetime) -> int:
+    """Opt a user out of broadcasts (keeping the first time) or back in; return the rows changed."""
+    done = User.opted_out_at.is_not(None)
+    stmt = (
+        update(User).where(User.id == user_id, ~done if opted_out else done)
+        .values(opted_out_at=now if opted_out else None)
+        .execution_options(synchronize_session="fetch")
+    )
+    return db.session.execute(stmt).rowcount
+
+
 def set_channel_status(user_id: int, status: str, now: datetime) -> int:
     """Record a user's main-channel status; return the rows matched (0 for strangers)."""
     stmt = (
@@ -82,7 +93,7 @@ def admin_profiles(admin_ids) -> list[tuple[int, str | None, bool]]:
 
 
 def population_counts(active_7d: datetime, active_30d: datetime, today: datetime, week: datetime) -> dict[str, int]:
-    """Count users, the active, blocked, channel members and newcomers in one scan."""
+    """Count users, the active, blocked, opted out, channel members and newcomers in one scan."""
     def count_if(condition):
         return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
@@ -91,6 +102,7 @@ def population_counts(active_7d: datetime, active_30d: datetime, today: datetime
         count_if(User.last_seen_at >= active_7d).label("active_7d"),
         count_if(User.last_seen_at >= active_30d).label("active_30d"),
         count_if(User.is_blocked.is_(True)).label("blocked"),
+        count_if(User.opted_out_at.is_not(None)).label("opted_out"),
         count_if(User.main_channel_status == CHANNEL_MEMBER).label("channel_members"),
         count_if(User.started_at >= today).label("new_today"),
         count_if(User.started_at >= week).label("new_week"),

@@ -8,7 +8,7 @@ from app.extensions import db
 from app.repository import users as users_repo
 
 # Order of the keys in /stats and `flask stats`.
-KEYS = ("users", "active_7d", "active_30d", "blocked", "channel_members", "new_today", "new_week")
+KEYS = ("users", "active_7d", "active_30d", "blocked", "opted_out", "channel_members", "new_today", "new_week")
 
 
 def user_stats(now: datetime | None = None) -> dict[str, int]:

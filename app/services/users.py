@@ -1,4 +1,4 @@
-"""Users as the bot sees them: /start registration, blocking, channel membership."""
+"""Users as the bot sees them: /start registration, blocking, opting out, channel membership."""
 from __future__ import annotations
 
 import logging
@@ -70,6 +70,17 @@ def set_blocked(profile: Profile, blocked: bool, now=None) -> None:
     now = now or utcnow()
     repo.insert_or_get(profile.id, now, **profile.columns())
     repo.set_blocked(profile.id, blocked, now)
+
+
+def set_opted_out(profile: Profile, opted_out: bool, now=None) -> bool:
+    """Opt the user out of broadcasts (/stop) or back in (/subscribe), creating the row if unknown.
+
+    Only these two change the choice: /start, blocking and unblocking leave
+    it as it is. Returns True when the choice changed.
+    """
+    now = now or utcnow()
+    repo.insert_or_get(profile.id, now, **profile.columns())
+    return repo.set_opted_out(profile.id, opted_out, now) > 0
 
 
 def channel_status(member_status: str, is_member: bool | None = None) -> str | None:
