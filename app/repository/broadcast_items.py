@@ -53,6 +53,8 @@ def audience_filter(audience: Audience | str, now: datetime | None = None) -> li
         clause.append(User.last_seen_at >= now - timedelta(days=aud.active_days))
     if aud.joined_days is not None:
         clause.append(User.started_at >= now - timedelta(days=aud.joined_days))
+    if aud.sources:
+        clause.append(User.start_source.in_(aud.sources))
     return clause
 
 

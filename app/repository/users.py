@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -90,6 +90,31 @@ def admin_profiles(admin_ids) -> list[tuple[int, str | None, bool]]:
         where = or_(where, User.id.in_(sorted(admin_ids)))
     return [tuple(row) for row in db.session.execute(
         select(User.id, User.language_code, User.is_blocked).where(where).order_by(User.id))]
+
+
+def source_counts(week: datetime, month: datetime, limit: int) -> list[dict]:
+    """Count users per first source (the largest first): all, joined since week / month, still subscribed."""
+    def count_if(condition):
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+    users = func.count(User.id)
+    rows = db.session.execute(
+        select(User.start_source, users.label("users"),
+               count_if(User.started_at >= week).label("joined_7d"),
+               count_if(User.started_at >= month).label("joined_30d"),
+               count_if(and_(User.is_blocked.is_(False), User.opted_out_at.is_(None))).label("subscribed"))
+        .where(User.start_source.is_not(None)).group_by(User.start_source)
+        .order_by(users.desc(), User.start_source).limit(limit))
+    return [{"source": row.start_source, **{key: int(row._mapping[key])
+                                            for key in ("users", "joined_7d", "joined_30d", "subscribed")}}
+            for row in rows]
+
+
+def top_sources(limit: int) -> list[str]:
+    """Return the first sources with the most users, the largest first."""
+    return list(db.session.execute(
+        select(User.start_source).where(User.start_source.is_not(None)).group_by(User.start_source)
+        .order_by(func.count(User.id).desc(), User.start_source).limit(limit)).scalars())
 
 
 def population_counts(active_7d: datetime, active_30d: datetime, today: datetime, week: datetime) -> dict[str, int]:

@@ -63,6 +63,12 @@ TEXTS: dict[str, dict[str, str]] = {
               "🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
               "(“today” starts at 00:00 UTC, “this week” is the last 7 days)",
     },
+    "stats_sources": {"fa": "🔗 منبع‌ها (نخستین /start با لینک؛ پرشمارترها):",
+                      "en": "🔗 Sources (the first /start link; the largest):"},
+    "stats_source_line": {
+        "fa": "\n• {source}: {users} نفر — جدید ۷ روز {joined_7d}، ۳۰ روز {joined_30d} — هنوز مشترک {subscribed}",
+        "en": "\n• {source}: {users} users — joined 7d {joined_7d}, 30d {joined_30d} — still subscribed {subscribed}",
+    },
     "jobs_title": {"fa": "📋 ارسال‌های اخیر (برای جزئیات روی هر مورد بزنید):",
                    "en": "📋 Recent broadcasts (tap one for details):"},
     "jobs_empty": {"fa": "هنوز هیچ ارسال همگانی ثبت نشده است.", "en": "There are no broadcasts yet."},

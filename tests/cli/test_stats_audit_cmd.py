@@ -33,7 +33,7 @@ def test_stats_json_and_table_count_a_seeded_population(app, simulator):
 
     counts = json.loads(flask_ok(app, simulator, "stats", "--json"))
     assert counts == {"users": 6, "active_7d": 3, "active_30d": 6, "blocked": 3, "opted_out": 2,
-                      "channel_members": 2, "new_today": 2, "new_week": 3}
+                      "channel_members": 2, "new_today": 2, "new_week": 3, "sources": []}
     table = flask_ok(app, simulator, "stats").splitlines()
     assert table[0].split() == ["WHAT", "COUNT"]
     assert [line.rsplit(None, 1)[-1] for line in table[2:]] == ["6", "3", "6", "3", "2", "2", "2", "3"]
