@@ -1,4 +1,6 @@
 """First sources and the CLI: users start through deep links (the webhook), `stats` and `broadcast create --source`."""
+import csv
+import io
 import json
 from datetime import timedelta
 
@@ -44,6 +46,13 @@ def test_stats_and_the_source_filter(client, runner, simulator):
     assert pumped.exit_code == 0, pumped.output
     got = sorted(d["chat_id"] for d in simulator.deliveries("sendMessage") if d["text"] == "x")
     assert got == [7_400_000_001, 7_400_000_001, 7_400_000_002, 7_400_000_002, 7_400_000_003]
+
+    # The export names each recipient's first source (the last column).
+    exported = cli(runner, "broadcast", "export", both.stdout.strip(), "--csv", "-")
+    rows = list(csv.reader(io.StringIO(exported.stdout.lstrip("\ufeff"))))
+    assert rows[0][-1] == "source"
+    assert {(row[0], row[-1]) for row in rows[1:]} == {
+        ("7400000001", "ad1"), ("7400000002", "ad1"), ("7400000003", "ad2")}
 
     empty = cli(runner, "broadcast", "create", "--audience", "all", "--text", "x", "--source", "nobody")
     assert empty.exit_code == 2 and "no users after its filters" in empty.output
