@@ -39,7 +39,8 @@ def test_stats_and_the_source_filter(client, runner, simulator):
     # The opted-out ad1 user is left out; two --source options mean either.
     one = cli(runner, "broadcast", "create", "--audience", "all", "--text", "x", "--source", "ad1")
     assert one.exit_code == 0, one.output
-    assert json.loads(cli(runner, "broadcast", "status", one.stdout.strip()).stdout)["total"] == 2
+    status = json.loads(cli(runner, "broadcast", "status", one.stdout.strip()).stdout)
+    assert (status["total"], status["sources"]) == (2, ["ad1"])
     both = cli(runner, "broadcast", "create", "--audience", "all", "--text", "x", "--source", "ad1", "--source", "ad2")
     assert json.loads(cli(runner, "broadcast", "status", both.stdout.strip()).stdout)["total"] == 3
     pumped = cli(runner, "broadcast", "pump", "--seconds", "5")
