@@ -92,17 +92,19 @@ def admin_profiles(admin_ids) -> list[tuple[int, str | None, bool]]:
         select(User.id, User.language_code, User.is_blocked).where(where).order_by(User.id))]
 
 
+def _count_if(condition):
+    """Return SUM(CASE WHEN condition THEN 1 ELSE 0 END), 0 over no rows: one count of a one-scan aggregate."""
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+
 def source_counts(week: datetime, month: datetime, limit: int) -> list[dict]:
     """Count users per first source (the largest first): all, joined since week / month, still subscribed."""
-    def count_if(condition):
-        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
-
     users = func.count(User.id)
     rows = db.session.execute(
         select(User.start_source, users.label("users"),
-               count_if(User.started_at >= week).label("joined_7d"),
-               count_if(User.started_at >= month).label("joined_30d"),
-               count_if(and_(User.is_blocked.is_(False), User.opted_out_at.is_(None))).label("subscribed"))
+               _count_if(User.started_at >= week).label("joined_7d"),
+               _count_if(User.started_at >= month).label("joined_30d"),
+               _count_if(and_(User.is_blocked.is_(False), User.opted_out_at.is_(None))).label("subscribed"))
         .where(User.start_source.is_not(None)).group_by(User.start_source)
         .order_by(users.desc(), User.start_source).limit(limit))
     return [{"source": row.start_source, **{key: int(row._mapping[key])
@@ -119,17 +121,14 @@ def top_sources(limit: int) -> list[str]:
 
 def population_counts(active_7d: datetime, active_30d: datetime, today: datetime, week: datetime) -> dict[str, int]:
     """Count users, the active, blocked, opted out, channel members and newcomers in one scan."""
-    def count_if(condition):
-        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
-
     row = db.session.execute(select(
         func.count(User.id).label("users"),
-        count_if(User.last_seen_at >= active_7d).label("active_7d"),
-        count_if(User.last_seen_at >= active_30d).label("active_30d"),
-        count_if(User.is_blocked.is_(True)).label("blocked"),
-        count_if(User.opted_out_at.is_not(None)).label("opted_out"),
-        count_if(User.main_channel_status == CHANNEL_MEMBER).label("channel_members"),
-        count_if(User.started_at >= today).label("new_today"),
-        count_if(User.started_at >= week).label("new_week"),
+        _count_if(User.last_seen_at >= active_7d).label("active_7d"),
+        _count_if(User.last_seen_at >= active_30d).label("active_30d"),
+        _count_if(User.is_blocked.is_(True)).label("blocked"),
+        _count_if(User.opted_out_at.is_not(None)).label("opted_out"),
+        _count_if(User.main_channel_status == CHANNEL_MEMBER).label("channel_members"),
+        _count_if(User.started_at >= today).label("new_today"),
+        _count_if(User.started_at >= week).label("new_week"),
     )).one()
     return {key: int(value) for key, value in row._mapping.items()}
