@@ -53,6 +53,8 @@ DEFS: dict[str, SettingDef] = {
         SettingDef("telegram_read_timeout", float, 3.0, 1, 30, "Seconds to wait for Telegram's answer"),
         SettingDef("broadcast_paid_enabled", bool, False, None, None,
                    "Send with allow_paid_broadcast (0.1 Star/message)"),
+        SettingDef("broadcast_optout_button", bool, False, None, None,
+                   "An unsubscribe button under each new broadcast's copies (never under albums)"),
         SettingDef("broadcast_paid_rate_per_second", float, 900.0, 1, 1000, "Rate when paid broadcasts are on"),
         SettingDef("broadcast_paid_concurrency", int, 64, 1, 128, "Sends in flight at once for paid broadcasts"),
         SettingDef("broadcast_paid_max_messages", int, 10_000, 1, 10_000_000, "Per-job cap on paid messages"),

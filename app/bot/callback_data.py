@@ -15,6 +15,7 @@ import secrets
 from typing import NamedTuple
 
 from app.bot.buttons import SPEC
+from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
 from app.services.broadcast.send_time import PRESETS
 from app.settings_schema import DEFS
@@ -71,6 +72,7 @@ _ARGS = {
     "setting": lambda raw: raw if raw in DEFS else None,
     "option": lambda raw: raw if raw in TOGGLES else None,
     "preset": lambda raw: raw if raw in PRESETS else None,
+    "source": lambda raw: raw if valid_source(raw) else None,
 }
 
 

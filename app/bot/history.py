@@ -24,8 +24,12 @@ VIEW_AUDIT_ENTRIES = 15
 
 
 def on_stats(ctx: BotContext) -> None:
-    """Answer /stats with the population counts."""
-    ctx.reply("stats", **stats.user_stats())
+    """Answer /stats with the population counts and the top sources."""
+    text = ctx.text("stats", **stats.user_stats())
+    sources = stats.source_stats()
+    if sources:
+        text += "\n\n" + ctx.text("stats_sources") + "".join(ctx.text("stats_source_line", **row) for row in sources)
+    ctx.send(text)
 
 
 def on_jobs(ctx: BotContext) -> None:

@@ -110,6 +110,11 @@ def action_abort(lang: str, token: str) -> dict:
     return _inline([[(t("btn_act_abort", lang), build("act_no", token=token))]])
 
 
+def subscribe_again(lang: str) -> dict:
+    """Return the button under the /stop confirmation that subscribes the user again."""
+    return _inline([[(t("btn_subscribe", lang), build("optin"))]])
+
+
 def _inline(rows: list[list[tuple[str, str]]]) -> dict:
     """Build an inline keyboard from (label, callback data) rows."""
     return InlineKeyboardMarkup(

@@ -1,6 +1,6 @@
 """The pre-send screen: the exact message, recipients after filters, duration, options and paid cost.
 
-Its toggles (silent, protect, languages, active/joined presets) and the
+Its toggles (silent, protect, languages, active/joined presets, the largest sources) and the
 confirm button carry the preview id; every toggle stores a new preview id and
 re-renders the screen, so a Confirm under an older screen can never confirm
 options the admin no longer sees. A paid broadcast's first Confirm leads to a
@@ -19,7 +19,7 @@ from app.bot.context import BotContext
 from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, STEP_PREVIEW, current_wizard_draft
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
-from app.services import admins
+from app.services import admins, users
 from app.services.broadcast import jobs
 from app.services.broadcast.draft import Draft
 from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
@@ -36,6 +36,10 @@ SILENT, PROTECT = "silent", "protect"  # the toggles of send options: Draft fiel
 DAY_PRESETS = {"a7": ("active_days", 7), "a30": ("active_days", 30), "j7": ("joined_days", 7),
                "j30": ("joined_days", 30)}
 TOGGLE_ROWS = (("silent", "protect"), ("fa", "en", "other"), ("a7", "a30"), ("j7", "j30"))
+# The screen offers the largest sources (and any chosen) as toggles, this many per row. A longer
+# source would not fit the 64 bytes of callback data with its prefix and token: only the CLI filters by it.
+SOURCE_BUTTONS, SOURCES_PER_ROW = 6, 3
+SOURCE_BUTTON_CHARS = 64 - len("w.src::") - 8
 
 
 def is_paid(ctx: BotContext, draft: Draft) -> bool:
@@ -66,13 +70,24 @@ def toggled(draft: Draft, option: str) -> Draft:
 @button("w.opt", "toggle", arg="option", draft=True)
 def on_toggle(ctx: BotContext, token: str, option: str) -> None:
     """Flip one filter or option and re-render the screen under a new preview id."""
+    _retoggle(ctx, token, lambda draft: toggled(draft, option))
+
+
+@button("w.src", "toggle_source", arg="source", draft=True)
+def on_toggle_source(ctx: BotContext, token: str, source: str) -> None:
+    """Add or remove one source filter and re-render the screen under a new preview id."""
+    _retoggle(ctx, token, lambda draft: draft.with_target(draft.target.toggle_source(source)))
+
+
+def _retoggle(ctx: BotContext, token: str, change) -> None:
+    """Apply change to the screen's draft when the press is current, and show it unless nobody would receive it."""
     draft = current_wizard_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
     if draft is None:
         return
     if draft.paid_ok:
         ctx.answer("wiz_stale", alert=True)  # the screen was already confirmed once
         return
-    draft = toggled(draft, option)
+    draft = change(draft)
     n = count(draft)
     if n == 0:
         # Never show a screen nobody would receive; the current one stays valid.
@@ -161,6 +176,8 @@ def filters_text(ctx: BotContext, audience: Audience) -> str:
         parts.append(ctx.text("flt_active", n=audience.active_days))
     if audience.joined_days:
         parts.append(ctx.text("flt_joined", n=audience.joined_days))
+    if audience.sources:
+        parts.append(ctx.text("flt_sources", sources=ctx.text("list_sep").join(audience.sources)))
     return f" ({ctx.text('flt_sep').join(parts)})" if parts else ""
 
 
@@ -178,6 +195,10 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
           **{arg: getattr(audience, field) == days for arg, (field, days) in DAY_PRESETS.items()}}
     rows = [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
               "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in TOGGLE_ROWS]
+    offered = source_choices(audience.sources)
+    buttons = [{"text": f"🔗 {source}" + (" ✅" if source in audience.sources else ""),
+                "callback_data": build("toggle_source", source, preview_id)} for source in offered]
+    rows += [buttons[i:i + SOURCES_PER_ROW] for i in range(0, len(buttons), SOURCES_PER_ROW)]
     last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
     if dropped:
@@ -185,6 +206,12 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
         # scheduling, since its second confirmation checks the balance now.
         last = [[b for b in row if not b.get("callback_data", "").startswith(dropped)] for row in last]
     return {"inline_keyboard": rows + [row for row in last if row]}
+
+
+def source_choices(chosen: tuple[str, ...]) -> list[str]:
+    """Return the sources to offer as toggles: the chosen ones, then the largest, each short enough for a button."""
+    offered = list(dict.fromkeys([*chosen, *users.top_sources(SOURCE_BUTTONS)]))
+    return [source for source in offered if len(source) <= SOURCE_BUTTON_CHARS][:max(SOURCE_BUTTONS, len(chosen))]
 
 
 def star_balance(ctx: BotContext) -> float | None:

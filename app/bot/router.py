@@ -21,6 +21,7 @@ from app.bot import (
     retry_screen,
     schedule_wizard,
     start,
+    subscription,
     unsend_edit,
 )
 from app.bot.buttons import BUTTONS
@@ -36,10 +37,12 @@ LOGGED_DATA_CHARS = 80
 Handler = Callable[[BotContext], None]
 
 # Commands anyone may send; the rest are admin commands.
-PUBLIC_COMMANDS = frozenset({"start", "help"})
+PUBLIC_COMMANDS = frozenset({"start", "help", "stop", "subscribe"})
 COMMANDS: dict[str, Handler] = {
     "start": start.on_start,
     "help": help_screen.on_help,
+    "stop": subscription.on_stop,
+    "subscribe": subscription.on_subscribe,
     "broadcast": broadcast_wizard.on_broadcast,
     "settings": admin_settings.on_settings,
     "cancel": admin_menu.on_cancel,
@@ -53,10 +56,12 @@ MENU_BUTTONS: dict[str, Handler] = {
     "menu_settings": admin_settings.on_settings,
     "menu_jobs": history.on_jobs,
 }
-# Every callback is an admin action; the router checks that before any of these runs.
+# Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared next to its handler (app.bot.buttons); importing these modules fills the registry.
 BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, retry_screen,
-                  schedule_wizard, unsend_edit)
+                  schedule_wizard, subscription, unsend_edit)
+# Buttons anyone may press: the opt-out under a copy and its "subscribe again".
+PUBLIC_CALLBACKS = frozenset({"optout", "optin"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
 DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     spec.action: spec.handler for spec in BUTTONS.values() if spec.bound}
@@ -164,10 +169,13 @@ def on_message(ctx: BotContext) -> None:
 
 
 def on_callback(ctx: BotContext) -> None:
-    """Route a button press after checking admin rights; stale or forged data is refused."""
+    """Route a button press after checking admin rights (but for public buttons); stale or forged data is refused."""
+    parsed = parse(ctx.update.callback_query.data)
+    if parsed is not None and parsed.action in PUBLIC_CALLBACKS:
+        CALLBACKS[parsed.action](ctx, parsed.arg)
+        return
     if not admin_menu.require_admin(ctx):
         return
-    parsed = parse(ctx.update.callback_query.data)
     if parsed is None:
         log.info("callback data refused: %r", (ctx.update.callback_query.data or "")[:LOGGED_DATA_CHARS])
         ctx.answer("wiz_expired")

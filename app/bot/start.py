@@ -1,21 +1,42 @@
-"""/start: register or refresh the user and welcome them (admins also get their menu)."""
+"""/start: register or refresh the user (with a deep link's source) and welcome them (admins also get their menu)."""
 from __future__ import annotations
 
+import logging
 import time
 
 from app.bot import keyboards
 from app.bot.context import BotContext
 from app.bot.profile import profile_of
+from app.models.audience import valid_source
 from app.services import admins, users
 
+log = logging.getLogger(__name__)
 # One getChatMember call may take this long; it runs after commit, off the transaction.
 MEMBERSHIP_CHECK_SECONDS = 5.0
+# A refused payload is logged cut to this many characters (a valid one has at most 64).
+LOGGED_PAYLOAD_CHARS = 80
+
+
+def source_of(text: str | None) -> str | None:
+    """Return the deep link's payload of "/start <payload>" when Telegram could have sent it; None otherwise.
+
+    Anything else (too long, other characters, several words) is a hand-typed
+    or forged start: it is logged and the user is welcomed as without one.
+    """
+    words = (text or "").split(maxsplit=1)
+    if len(words) < 2:
+        return None
+    payload = words[1].strip()
+    if valid_source(payload):
+        return payload
+    log.info("/start payload ignored: %r", payload[:LOGGED_PAYLOAD_CHARS])
+    return None
 
 
 def on_start(ctx: BotContext) -> None:
     """Store the user, answer the welcome, and look up unknown channel membership once."""
     user = ctx.update.effective_user
-    status, _created = users.register_start(profile_of(user))
+    status, _created = users.register_start(profile_of(user), source=source_of(ctx.update.message.text))
     text = ctx.text("welcome", name=user.first_name or "")
     markup = None
     if ctx.is_admin():

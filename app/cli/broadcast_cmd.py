@@ -10,7 +10,7 @@ from app.cli.common import CommandError, echo_json, render_table
 from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.validate import button_problem, text_problem
-from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience
+from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import jobs, schedule
@@ -88,6 +88,15 @@ def _album_ids(value: str) -> list[int]:
     return ids
 
 
+def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Check each --source as Telegram checks a /start payload, or raise a usage error."""
+    for value in values:
+        if not valid_source(value):
+            raise click.BadParameter(f"{value[:70]!r}: 1 to 64 letters, digits, _ or - (a /start payload)",
+                                     param_hint="--source")
+    return values
+
+
 @broadcast_group.command("create")
 @click.option("--audience", type=click.Choice(AUDIENCES), required=True, help="Who receives it.")
 @click.option("--text", help="Message text (Telegram HTML, at most 4096 UTF-16 units of the text Telegram shows); "
@@ -103,11 +112,13 @@ def _album_ids(value: str) -> list[int]:
               help="Only users whose Telegram language is this (repeatable; other = anything else or unknown).")
 @click.option("--active-days", type=DAYS, metavar="N", help="Only users seen by the bot in the last N days.")
 @click.option("--joined-days", type=DAYS, metavar="N", help="Only users who started the bot in the last N days.")
+@click.option("--source", "sources", multiple=True, callback=lambda _c, _p, values: sources_option(values),
+              help="Only users whose first /start payload (deep link source) is this (repeatable: any of them).")
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
 def create(audience, text, copy_from, message_id, message_ids, button_text, button_url, created_by, langs,
-           active_days, joined_days, silent, protect, at) -> None:
+           active_days, joined_days, sources, silent, protect, at) -> None:
     """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id, message_ids)
     problem = button_problem(button_text, button_url)
@@ -115,7 +126,7 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
         raise CommandError(problem, exit_code=2)
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
-    target = Audience(audience, tuple(langs), active_days, joined_days)
+    target = Audience(audience, tuple(langs), active_days, joined_days, sources)
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   silent=silent, protect=protect).with_target(target)
     send_at = _send_at(at) if at is not None else None

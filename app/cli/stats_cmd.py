@@ -7,12 +7,13 @@ from flask.cli import AppGroup, with_appcontext
 from app.cli.common import echo_json, render_table
 from app.cli.english import english_reason
 from app.services import audit
-from app.services.stats import KEYS, user_stats
+from app.services.stats import KEYS, source_stats, user_stats
 
 # Labels of `flask stats` in KEYS order (JSON uses the keys themselves).
 LABELS = {"users": "users", "active_7d": "active in the last 7 days", "active_30d": "active in the last 30 days",
-          "blocked": "blocked the bot", "channel_members": "channel members", "new_today": "new today (UTC)",
-          "new_week": "new in the last 7 days"}
+          "blocked": "blocked the bot", "opted_out": "opted out of broadcasts (/stop)",
+          "channel_members": "channel members", "new_today": "new today (UTC)", "new_week": "new in the last 7 days"}
+SOURCE_COLUMNS = ("source", "users", "joined_7d", "joined_30d", "subscribed")
 AUDIT_COLUMNS = ("id", "at", "actor", "action", "job_id", "detail")
 
 audit_group = AppGroup("audit", help="Read the audit log: who did what to which job or setting, and when.")
@@ -22,12 +23,15 @@ audit_group = AppGroup("audit", help="Read the audit log: who did what to which 
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
 @with_appcontext
 def stats_command(as_json: bool) -> None:
-    """Show users, active in 7 / 30 days, blocked, channel members and newcomers."""
-    counts = user_stats()
+    """Show users, active in 7 / 30 days, blocked, opted out, channel members, newcomers and the top sources."""
+    counts, sources = user_stats(), source_stats()
     if as_json:
-        echo_json(counts)
+        echo_json({**counts, "sources": sources})
         return
     click.echo(render_table(("WHAT", "COUNT"), [(LABELS[key], counts[key]) for key in KEYS]))
+    if sources:
+        click.echo()
+        click.echo(render_table([c.upper() for c in SOURCE_COLUMNS], [[r[c] for c in SOURCE_COLUMNS] for r in sources]))
 
 
 @audit_group.command("list")

@@ -1,6 +1,7 @@
 """Who a broadcast reaches: a base audience plus optional filters (pure, stored on the job)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 AUDIENCES = ("all", "non_members", "members")
@@ -9,6 +10,13 @@ MEMBER_AUDIENCES = ("non_members", "members")
 LANGS = ("fa", "en", "other")
 # Ten years: a longer "active within" or "joined within" window is a typo, not a filter.
 MAX_DAYS = 3650
+# A /start payload as Telegram allows it in a deep link (t.me/<bot>?start=<payload>): a user's source.
+SOURCE = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
+
+
+def valid_source(value: object) -> bool:
+    """Tell whether value is a source Telegram could have sent as a /start payload."""
+    return isinstance(value, str) and SOURCE.fullmatch(value) is not None
 
 
 @dataclass(frozen=True)
@@ -19,6 +27,7 @@ class Audience:
     langs: tuple[str, ...] = ()
     active_days: int | None = None
     joined_days: int | None = None
+    sources: tuple[str, ...] = ()  # first /start payloads; several mean any of them
 
     def __post_init__(self) -> None:
         if self.base not in AUDIENCES:
@@ -28,6 +37,9 @@ class Audience:
             raise ValueError(f"language must be one of {', '.join(LANGS)}")
         # One canonical order, so the same choice is always stored the same way.
         object.__setattr__(self, "langs", tuple(lang for lang in LANGS if lang in self.langs))
+        if not all(valid_source(source) for source in self.sources):
+            raise ValueError("a source is 1 to 64 letters, digits, _ or - (a /start payload)")
+        object.__setattr__(self, "sources", tuple(sorted(set(self.sources))))
         for name in ("active_days", "joined_days"):
             days = getattr(self, name)
             if days is not None and (type(days) is not int or not 1 <= days <= MAX_DAYS):
@@ -41,19 +53,24 @@ class Audience:
     def columns(self) -> dict:
         """Return the job columns that store this audience."""
         return {"audience": self.base, "audience_langs": ",".join(self.langs) or None,
-                "audience_active_days": self.active_days, "audience_joined_days": self.joined_days}
+                "audience_active_days": self.active_days, "audience_joined_days": self.joined_days,
+                "audience_sources": ",".join(self.sources) or None}
 
     def toggle_lang(self, lang: str) -> Audience:
         """Add or remove one language."""
         langs = set(self.langs) ^ {lang}
         return replace(self, langs=tuple(langs))
 
+    def toggle_source(self, source: str) -> Audience:
+        """Add or remove one source."""
+        return replace(self, sources=tuple(set(self.sources) ^ {source}))
+
     def toggle_days(self, name: str, days: int) -> Audience:
         """Set a days filter to days, or clear it when it already is days."""
         return replace(self, **{name: None if getattr(self, name) == days else days})
 
     def __str__(self) -> str:
-        """Return e.g. "all" or "members lang=fa,en active=7d joined=30d" (audit details, logs)."""
+        """Return e.g. "all" or "members lang=fa,en active=7d joined=30d source=ad1" (audit details, logs)."""
         parts = [self.base]
         if self.langs:
             parts.append("lang=" + ",".join(self.langs))
@@ -61,9 +78,12 @@ class Audience:
             parts.append(f"active={self.active_days}d")
         if self.joined_days is not None:
             parts.append(f"joined={self.joined_days}d")
+        if self.sources:
+            parts.append("source=" + ",".join(self.sources))
         return " ".join(parts)
 
     @property
     def filtered(self) -> bool:
         """Tell whether any filter narrows the base audience."""
-        return bool(self.langs) or self.active_days is not None or self.joined_days is not None
+        return (bool(self.langs) or self.active_days is not None or self.joined_days is not None
+                or bool(self.sources))

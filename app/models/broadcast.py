@@ -148,6 +148,8 @@ class BroadcastJob(db.Model):
     audience_langs: Mapped[str | None] = mapped_column(String(16))
     audience_active_days: Mapped[int | None] = mapped_column(Integer)
     audience_joined_days: Mapped[int | None] = mapped_column(Integer)
+    # Comma-joined /start sources (a payload has no comma); NULL: no source filter.
+    audience_sources: Mapped[str | None] = mapped_column(Text)
     content_type: Mapped[str] = mapped_column(String(8))
     from_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -181,6 +183,8 @@ class BroadcastJob(db.Model):
     paid: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # Send options: disable_notification and protect_content on every delivery.
     silent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The opt-out button under each copy (setting broadcast_optout_button when the draft was made; never albums).
+    optout_button: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     protect: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     paid_limit: Mapped[int | None] = mapped_column(Integer)
     progress_chat_id: Mapped[int | None] = mapped_column(BigInteger)

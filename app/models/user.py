@@ -19,7 +19,9 @@ class User(db.Model):
     __tablename__ = "users"
     __table_args__ = (
         # The audience queries filter on exactly these columns, in id order.
-        Index("ix_users_audience", "is_blocked", "main_channel_status", "id"),
+        Index("ix_users_audience", "is_blocked", "opted_out_at", "main_channel_status", "id"),
+        # Per-source stats and the source filter read a range of this index.
+        Index("ix_users_source", "start_source", "started_at"),
         # "Active within N days" counts read a range of this index, not the table.
         Index("ix_users_last_seen", "is_blocked", "last_seen_at"),
         MYSQL_TABLE_ARGS,
@@ -33,6 +35,10 @@ class User(db.Model):
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     is_blocked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     blocked_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Set by /stop (or the button under a copy), cleared only by /subscribe; blocking leaves it alone.
+    opted_out_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # The first /start payload; later payloads never overwrite it.
+    start_source: Mapped[str | None] = mapped_column(String(64))
     main_channel_status: Mapped[str] = mapped_column(
         String(16), default=CHANNEL_UNKNOWN, server_default=text(f"'{CHANNEL_UNKNOWN}'")
     )

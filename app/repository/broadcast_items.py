@@ -39,7 +39,8 @@ def audience_filter(audience: Audience | str, now: datetime | None = None) -> li
     and populate() use it alike, so they cannot disagree.
     """
     aud = Audience.of(audience)
-    clause = [User.is_blocked.is_(False)]
+    # Opted-out users are no audience's members: every count and every job leaves them out alike.
+    clause = [User.is_blocked.is_(False), User.opted_out_at.is_(None)]
     if aud.base == "members":
         clause.append(User.main_channel_status == CHANNEL_MEMBER)
     elif aud.base == "non_members":
@@ -52,6 +53,8 @@ def audience_filter(audience: Audience | str, now: datetime | None = None) -> li
         clause.append(User.last_seen_at >= now - timedelta(days=aud.active_days))
     if aud.joined_days is not None:
         clause.append(User.started_at >= now - timedelta(days=aud.joined_days))
+    if aud.sources:
+        clause.append(User.start_source.in_(aud.sources))
     return clause
 
 
@@ -94,16 +97,17 @@ def _retry_rows(job_id: int | None, source_id: int, statuses: tuple[str, ...]) -
             .where(BroadcastJob.retry_of == source_id, other.user_id == I.user_id))
     if job_id is not None:
         held = held.where(BroadcastJob.id != job_id)
-    return [I.job_id == source_id, I.status.in_(statuses), User.is_blocked.is_(False), ~held.exists()]
+    return [I.job_id == source_id, I.status.in_(statuses), User.is_blocked.is_(False), User.opted_out_at.is_(None),
+            ~held.exists()]
 
 
 def populate_retry(job_id: int, source_id: int, statuses: tuple[str, ...]) -> int:
     """Insert one pending item per source item in statuses, in one INSERT ... SELECT; return the count.
 
     Only the ledger decides: sent and skipped items never come back, nor users
-    who blocked the bot since, nor users another retry of the source already
-    holds (so retrying twice never sends twice). The caller locked the source
-    job first, so two retries of it run one after the other.
+    who blocked the bot or opted out since, nor users another retry of the
+    source already holds (so retrying twice never sends twice). The caller
+    locked the source job first, so two retries of it run one after the other.
     """
     rows = (select(literal(job_id), I.user_id, literal(PENDING)).join(User, User.id == I.user_id)
             .where(*_retry_rows(job_id, source_id, statuses)).order_by(I.id))
@@ -272,14 +276,14 @@ def last_item_id(job_id: int) -> int:
 def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tuple]:
     """Return up to limit ledger rows with after_id < id <= last_id, in id order (keyset pages).
 
-    Rows: (item id, user id, username, status, error, sent_at, message_id);
-    a user row deleted since leaves the username empty. `job_id + 0` keeps
+    Rows: (item id, user id, username, status, error, sent_at, message_id, start_source);
+    a user row deleted since leaves the username and source empty. `job_id + 0` keeps
     both databases on the primary key's range: with the (job_id, user_id)
     index SQLite read and sorted the whole job for every page (quadratic).
     A job's items are inserted by one statement, so the range holds little else.
     """
     rows = db.session.execute(
-        select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id)
+        select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id, User.start_source)
         .outerjoin(User, User.id == I.user_id)
         .where(I.id > after_id, I.id <= last_id, I.job_id + 0 == job_id).order_by(I.id).limit(limit))
     return [tuple(r) for r in rows]

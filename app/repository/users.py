@@ -1,9 +1,9 @@
-"""User rows: registration on /start, blocking and channel membership."""
+"""User rows: registration on /start, blocking, opting out and channel membership."""
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -62,6 +62,17 @@ def set_blocked(user_id: int, blocked: bool, now: datetime) -> int:
     return db.session.execute(stmt).rowcount
 
 
+def set_opted_out(user_id: int, opted_out: bool, now: datetime) -> int:
+    """Opt a user out of broadcasts (keeping the first time) or back in; return the rows changed."""
+    done = User.opted_out_at.is_not(None)
+    stmt = (
+        update(User).where(User.id == user_id, ~done if opted_out else done)
+        .values(opted_out_at=now if opted_out else None)
+        .execution_options(synchronize_session="fetch")
+    )
+    return db.session.execute(stmt).rowcount
+
+
 def set_channel_status(user_id: int, status: str, now: datetime) -> int:
     """Record a user's main-channel status; return the rows matched (0 for strangers)."""
     stmt = (
@@ -81,18 +92,43 @@ def admin_profiles(admin_ids) -> list[tuple[int, str | None, bool]]:
         select(User.id, User.language_code, User.is_blocked).where(where).order_by(User.id))]
 
 
-def population_counts(active_7d: datetime, active_30d: datetime, today: datetime, week: datetime) -> dict[str, int]:
-    """Count users, the active, blocked, channel members and newcomers in one scan."""
-    def count_if(condition):
-        return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+def _count_if(condition):
+    """Return SUM(CASE WHEN condition THEN 1 ELSE 0 END), 0 over no rows: one count of a one-scan aggregate."""
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
 
+
+def source_counts(week: datetime, month: datetime, limit: int) -> list[dict]:
+    """Count users per first source (the largest first): all, joined since week / month, still subscribed."""
+    users = func.count(User.id)
+    rows = db.session.execute(
+        select(User.start_source, users.label("users"),
+               _count_if(User.started_at >= week).label("joined_7d"),
+               _count_if(User.started_at >= month).label("joined_30d"),
+               _count_if(and_(User.is_blocked.is_(False), User.opted_out_at.is_(None))).label("subscribed"))
+        .where(User.start_source.is_not(None)).group_by(User.start_source)
+        .order_by(users.desc(), User.start_source).limit(limit))
+    return [{"source": row.start_source, **{key: int(row._mapping[key])
+                                            for key in ("users", "joined_7d", "joined_30d", "subscribed")}}
+            for row in rows]
+
+
+def top_sources(limit: int) -> list[str]:
+    """Return the first sources with the most users, the largest first."""
+    return list(db.session.execute(
+        select(User.start_source).where(User.start_source.is_not(None)).group_by(User.start_source)
+        .order_by(func.count(User.id).desc(), User.start_source).limit(limit)).scalars())
+
+
+def population_counts(active_7d: datetime, active_30d: datetime, today: datetime, week: datetime) -> dict[str, int]:
+    """Count users, the active, blocked, opted out, channel members and newcomers in one scan."""
     row = db.session.execute(select(
         func.count(User.id).label("users"),
-        count_if(User.last_seen_at >= active_7d).label("active_7d"),
-        count_if(User.last_seen_at >= active_30d).label("active_30d"),
-        count_if(User.is_blocked.is_(True)).label("blocked"),
-        count_if(User.main_channel_status == CHANNEL_MEMBER).label("channel_members"),
-        count_if(User.started_at >= today).label("new_today"),
-        count_if(User.started_at >= week).label("new_week"),
+        _count_if(User.last_seen_at >= active_7d).label("active_7d"),
+        _count_if(User.last_seen_at >= active_30d).label("active_30d"),
+        _count_if(User.is_blocked.is_(True)).label("blocked"),
+        _count_if(User.opted_out_at.is_not(None)).label("opted_out"),
+        _count_if(User.main_channel_status == CHANNEL_MEMBER).label("channel_members"),
+        _count_if(User.started_at >= today).label("new_today"),
+        _count_if(User.started_at >= week).label("new_week"),
     )).one()
     return {key: int(value) for key, value in row._mapping.items()}

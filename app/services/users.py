@@ -1,4 +1,4 @@
-"""Users as the bot sees them: /start registration, blocking, channel membership."""
+"""Users as the bot sees them: /start registration, blocking, opting out, channel membership."""
 from __future__ import annotations
 
 import logging
@@ -45,12 +45,19 @@ class Profile:
         }
 
 
-def register_start(profile: Profile, now=None) -> tuple[str, bool]:
-    """Create or refresh the user on /start; return (main_channel_status, created)."""
+def register_start(profile: Profile, now=None, source: str | None = None) -> tuple[str, bool]:
+    """Create or refresh the user on /start; return (main_channel_status, created).
+
+    source: the /start payload, already checked; stored only while the user
+    has none, so the first one stays (a user who started without one gets
+    the first they bring later). Opting out is left as it is.
+    """
     now = now or utcnow()
     user, created = repo.insert_or_get(profile.id, now, **profile.columns())
     for name, value in profile.columns().items():
         setattr(user, name, value)
+    if source is not None and user.start_source is None:
+        user.start_source = source
     user.last_seen_at = now
     # Sending /start means the user can receive messages again.
     user.is_blocked = False
@@ -70,6 +77,22 @@ def set_blocked(profile: Profile, blocked: bool, now=None) -> None:
     now = now or utcnow()
     repo.insert_or_get(profile.id, now, **profile.columns())
     repo.set_blocked(profile.id, blocked, now)
+
+
+def set_opted_out(profile: Profile, opted_out: bool, now=None) -> bool:
+    """Opt the user out of broadcasts (/stop) or back in (/subscribe), creating the row if unknown.
+
+    Only these two change the choice: /start, blocking and unblocking leave
+    it as it is. Returns True when the choice changed.
+    """
+    now = now or utcnow()
+    repo.insert_or_get(profile.id, now, **profile.columns())
+    return repo.set_opted_out(profile.id, opted_out, now) > 0
+
+
+def top_sources(limit: int) -> list[str]:
+    """Return the first sources with the most users (the pre-send screen offers them as filters)."""
+    return repo.top_sources(limit)
 
 
 def channel_status(member_status: str, is_member: bool | None = None) -> str | None:

@@ -26,6 +26,8 @@ def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:
 TEXTS: dict[str, dict[str, str]] = _merge(MODULES)
 
 DEFAULT_LANG = "fa"
+# Every language a text has, Persian first.
+LANGS = ("fa", "en")
 
 
 def lang_of(language_code: str | None) -> str:

@@ -54,12 +54,20 @@ TEXTS: dict[str, dict[str, str]] = {
     "stats": {
         "fa": "📊 آمار ربات\n👥 کاربران: {users}\n🟢 فعال در ۷ روز اخیر: {active_7d}\n"
               "🟢 فعال در ۳۰ روز اخیر: {active_30d}\n🚫 ربات را مسدود کرده‌اند: {blocked}\n"
-              "📣 عضو کانال: {channel_members}\n🆕 جدید امروز: {new_today}\n🆕 جدید این هفته: {new_week}\n"
+              "🔕 لغو اشتراک کرده‌اند (/stop): {opted_out}\n📣 عضو کانال: {channel_members}\n"
+              "🆕 جدید امروز: {new_today}\n🆕 جدید این هفته: {new_week}\n"
               "(«امروز» از ساعت ۰۰:۰۰ UTC، «این هفته» ۷ روز اخیر)",
         "en": "📊 Bot statistics\n👥 Users: {users}\n🟢 Active in the last 7 days: {active_7d}\n"
               "🟢 Active in the last 30 days: {active_30d}\n🚫 Blocked the bot: {blocked}\n"
-              "📣 Channel members: {channel_members}\n🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
+              "🔕 Opted out (/stop): {opted_out}\n📣 Channel members: {channel_members}\n"
+              "🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
               "(“today” starts at 00:00 UTC, “this week” is the last 7 days)",
+    },
+    "stats_sources": {"fa": "🔗 منبع‌ها (نخستین /start با لینک؛ پرشمارترها):",
+                      "en": "🔗 Sources (the first /start link; the largest):"},
+    "stats_source_line": {
+        "fa": "\n• {source}: {users} نفر — جدید ۷ روز {joined_7d}، ۳۰ روز {joined_30d} — هنوز مشترک {subscribed}",
+        "en": "\n• {source}: {users} users — joined 7d {joined_7d}, 30d {joined_30d} — still subscribed {subscribed}",
     },
     "jobs_title": {"fa": "📋 ارسال‌های اخیر (برای جزئیات روی هر مورد بزنید):",
                    "en": "📋 Recent broadcasts (tap one for details):"},

@@ -13,6 +13,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "wiz_queue_ahead": {"fa": " (پس از {n} پیامِ در صف)", "en": " (after {n} messages already queued)"},
     "flt_langs": {"fa": "زبان: {langs}", "en": "language: {langs}"},
     "flt_active": {"fa": "فعال در {n} روز اخیر", "en": "active in the last {n} days"},
+    "flt_sources": {"fa": "از منبع {sources}", "en": "from source {sources}"},
     "flt_joined": {"fa": "عضو‌شده در {n} روز اخیر", "en": "joined in the last {n} days"},
     "flt_sep": {"fa": "؛ ", "en": "; "},
     "list_sep": {"fa": "، ", "en": ", "},

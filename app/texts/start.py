@@ -7,6 +7,19 @@ TEXTS: dict[str, dict[str, str]] = {
         "fa": "سلام {name}! 👋\nبه ربات آپدیت پک خوش آمدید. از این پس اطلاعیه‌ها و به‌روزرسانی‌ها را اینجا دریافت می‌کنید.",
         "en": "Hi {name}! 👋\nWelcome to Update Pack bot. You will receive announcements and updates here.",
     },
+    # --- /stop, /subscribe and their buttons ---
+    "optout_done": {
+        "fa": "🔕 اشتراک شما لغو شد: دیگر پیام‌های همگانی برایتان فرستاده نمی‌شود. "
+              "هر وقت خواستید با /subscribe یا دکمهٔ زیر دوباره مشترک شوید.",
+        "en": "🔕 You are unsubscribed: broadcasts will no longer be sent to you. "
+              "Send /subscribe or press the button below whenever you want them again.",
+    },
+    "optin_done": {
+        "fa": "🔔 دوباره مشترک شدید: اطلاعیه‌ها و به‌روزرسانی‌ها را اینجا دریافت می‌کنید. برای لغو، /stop را بزنید.",
+        "en": "🔔 You are subscribed again: announcements and updates arrive here. Send /stop to unsubscribe.",
+    },
+    "btn_subscribe": {"fa": "🔔 اشتراک دوباره", "en": "🔔 Subscribe again"},
+    "btn_optout": {"fa": "🔕 لغو اشتراک", "en": "🔕 Unsubscribe"},
     "unknown_command": {
         "fa": "متوجه نشدم. برای شروع دوباره /start را بزنید.",
         "en": "Sorry, I did not understand. Send /start to begin again.",
@@ -14,9 +27,11 @@ TEXTS: dict[str, dict[str, str]] = {
     # --- /help: what the bot is for (everyone), what an admin can do (admins) ---
     "help_user": {
         "fa": "ℹ️ این ربات آپدیت پک است: اطلاعیه‌ها و به‌روزرسانی‌های آپدیت پک را برایتان می‌فرستد.\n"
-              "کاری لازم نیست انجام دهید؛ پیام‌ها همین‌جا می‌رسند. اگر دیگر پیامی نمی‌رسد، /start را بزنید.",
+              "کاری لازم نیست انجام دهید؛ پیام‌ها همین‌جا می‌رسند. اگر دیگر پیامی نمی‌رسد، /start را بزنید.\n"
+              "برای لغو اشتراک /stop و برای اشتراک دوباره /subscribe را بزنید.",
         "en": "ℹ️ This is the Update Pack bot: it sends you Update Pack's announcements and updates.\n"
-              "There is nothing you need to do; they arrive right here. If they stop arriving, send /start.",
+              "There is nothing you need to do; they arrive right here. If they stop arriving, send /start.\n"
+              "Send /stop to unsubscribe and /subscribe to get them again.",
     },
     "help_admin": {
         "fa": "ℹ️ کارهایی که شما به‌عنوان مدیر می‌توانید انجام دهید:\n\n"
@@ -27,7 +42,8 @@ TEXTS: dict[str, dict[str, str]] = {
               "خروجی CSV، حذف از همه یا ویرایش همه.\n"
               "/scheduled — ارسال‌های زمان‌بندی‌شده: تغییر زمان، ارسال همین حالا یا لغو.\n"
               "{menu_settings} یا /settings — تنظیمات ارسال (سرعت، اندازهٔ دسته و …).\n"
-              "/stats — شمار کاربران، فعال‌ها، مسدودکرده‌ها و اعضای کانال.\n"
+              "/stats — شمار کاربران، فعال‌ها، مسدودکرده‌ها، لغو اشتراک‌کرده‌ها و اعضای کانال.\n"
+              "/stop و /subscribe — لغو اشتراک و اشتراک دوباره (برای هر کاربر؛ لغوکرده‌ها در هیچ ارسالی نیستند).\n"
               "/cancel — خروج از کاری که در میانهٔ آن هستید.\n"
               "/start — منوی مدیریت.",
         "en": "ℹ️ What you can do as an admin:\n\n"
@@ -39,7 +55,8 @@ TEXTS: dict[str, dict[str, str]] = {
               "export CSV, delete from everyone or edit everywhere.\n"
               "/scheduled — scheduled broadcasts: change the time, send now or cancel.\n"
               "{menu_settings} or /settings — the sending settings (rate, batch size…).\n"
-              "/stats — how many users, active, blocked, channel members.\n"
+              "/stats — how many users, active, blocked, opted out, channel members.\n"
+              "/stop and /subscribe — unsubscribe and subscribe again (any user; opted-out users are in no broadcast).\n"
               "/cancel — leave what you are in the middle of.\n"
               "/start — the admin menu.",
     },

@@ -18,6 +18,9 @@ WIRE = {
     "j.export": ("export", "id", False), "j.unsend": ("unsend", "id", False), "j.edit": ("edit_all", "id", False),
     "a.yes": ("act_yes", None, True), "a.no": ("act_no", None, True),
     "r.ok": ("retry_ok", None, True), "r.no": ("retry_no", None, True),
+    "w.src": ("toggle_source", "source", True),
+    # Under copies sent to users (and under /stop's answer): anyone may press them.
+    "u.stop": ("optout", None, False), "u.sub": ("optin", None, False),
 }
 
 

@@ -7,12 +7,13 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import User
 from app.models.user import CHANNEL_MEMBER
-from app.services import audit
+from app.services import audit, users
 from app.services.broadcast import jobs
 from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import format_duration
 from app.services.broadcast.status import job_status
 from app.services.settings import set_setting
+from app.services.users import Profile
 from app.texts import t
 from tests.bot.wizard import buttons, last_answer, press, send, tap, texts_to
 from tests.broadcast.helpers import engine_settings, reload
@@ -54,12 +55,14 @@ def test_stats_counts_a_seeded_population(client, simulator):
     age(3005, started_days=100, seen_days=10)                        # old, but seen in 30 days
     create_user(ADMIN_ID)
     age(ADMIN_ID, started_days=400, seen_days=400)                   # seen again by its /stats: active
+    users.set_opted_out(Profile(3005), True)                         # opted out: still a user
+    db.session.commit()
 
     send(client, simulator, "/stats")
-    assert texts_to(simulator) == [t("stats", users=6, active_7d=3, active_30d=5, blocked=2, channel_members=2,
-                                     new_today=1, new_week=2)]
+    assert texts_to(simulator) == [t("stats", users=6, active_7d=3, active_30d=5, blocked=2, opted_out=1,
+                                     channel_members=2, new_today=1, new_week=2)]
     send(client, simulator, "/stats", language_code="en")
-    assert texts_to(simulator)[-1] == t("stats", "en", users=6, active_7d=3, active_30d=5, blocked=2,
+    assert texts_to(simulator)[-1] == t("stats", "en", users=6, active_7d=3, active_30d=5, blocked=2, opted_out=1,
                                         channel_members=2, new_today=1, new_week=2)
 
 

@@ -169,6 +169,20 @@ def test_a_running_job_or_an_empty_retry_changes_nothing(app, simulator):
     assert [j.id for j in jobs.list_jobs()] == [job.id]
 
 
+def test_a_retry_leaves_out_users_who_opted_out_since_and_keeps_the_opt_out_button(app, simulator):
+    ids = create_users(3)
+    settings = engine_settings(broadcast_optout_button=True)
+    job = jobs.create_job(audience="all", created_by=1001, content={"type": "text", "text": "x"}, settings=settings)
+    assert job.optout_button and jobs.cancel_job(job.id)
+    db.session.execute(update(User).where(User.id == ids[0]).values(opted_out_at=utcnow()))
+    db.session.commit()
+    # The cancelled job's ledger keeps the item it populated; the retry's INSERT ... SELECT leaves the user out.
+    assert set(ledger(job.id)) == set(ids)
+    again = retry.retry_job(job.id, settings=engine_settings())
+    assert (again.total_count, again.optout_button) == (2, True)
+    assert set(ledger(again.id)) == set(ids[1:])
+
+
 def test_purge_keeps_items_younger_than_48_hours_and_every_job_row(app, simulator):
     create_users(3)
     now = utcnow()

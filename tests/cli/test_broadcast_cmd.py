@@ -122,8 +122,9 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job.id).values(
         status="paused", audience="non_members", total_count=40, sent_count=11, failed_count=2, skipped_count=3,
         unknown_count=4, gone_count=5, too_old_count=6, kind="unsend", source_job_id=77, pause_reason="flood",
-        paid=True, audience_langs="fa,other", audience_active_days=7, audience_joined_days=30, silent=True,
-        protect=True, created_at=datetime(2026, 12, 1, 10, 0, 0, 500_000), started_at=datetime(2026, 12, 1, 10, 0, 5),
+        paid=True, audience_langs="fa,other", audience_active_days=7, audience_joined_days=30,
+        audience_sources="ad1,ad2", silent=True, protect=True, created_at=datetime(2026, 12, 1, 10, 0, 0, 500_000),
+        started_at=datetime(2026, 12, 1, 10, 0, 5),
         finished_at=datetime(2026, 12, 1, 10, 0, 15), send_at=datetime(2026, 12, 1, 9, 30),
         missed_at=datetime(2026, 12, 1, 9, 31)))
     db.session.commit()
@@ -134,7 +135,7 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
         "id": job.id, "status": "paused", "audience": "non_members", "total": 40, "sent": 11, "failed": 2,
         "skipped": 3, "unknown": 4, "pending": 9, "kind": "unsend", "source_job_id": 77, "gone": 5, "too_old": 6,
         "not_sent": 0, "rate": 3.1, "eta": 3, "pause_reason": "flood", "paid": True, "langs": ["fa", "other"],
-        "active_days": 7, "joined_days": 30, "silent": True, "protect": True,
+        "active_days": 7, "joined_days": 30, "sources": ["ad1", "ad2"], "silent": True, "protect": True,
         "created_at": "2026-12-01T10:00:00Z", "started_at": "2026-12-01T10:00:05Z",
         "finished_at": "2026-12-01T10:00:15Z", "send_at": "2026-12-01T09:30:00Z",
         "send_at_tehran": "2026-12-01T13:00:00+03:30", "schedule_missed": True,

@@ -28,14 +28,15 @@ def test_stats_json_and_table_count_a_seeded_population(app, simulator):
     create_users(1, start=7201)
     db.session.execute(db.update(User).where(User.id == 7201).values(
         started_at=now - timedelta(days=5), last_seen_at=now - timedelta(days=5)))
+    db.session.execute(db.update(User).where(User.id.in_((7001, 7101))).values(opted_out_at=now))
     db.session.commit()
 
     counts = json.loads(flask_ok(app, simulator, "stats", "--json"))
-    assert counts == {"users": 6, "active_7d": 3, "active_30d": 6, "blocked": 3, "channel_members": 2,
-                      "new_today": 2, "new_week": 3}
+    assert counts == {"users": 6, "active_7d": 3, "active_30d": 6, "blocked": 3, "opted_out": 2,
+                      "channel_members": 2, "new_today": 2, "new_week": 3, "sources": []}
     table = flask_ok(app, simulator, "stats").splitlines()
     assert table[0].split() == ["WHAT", "COUNT"]
-    assert [line.rsplit(None, 1)[-1] for line in table[2:]] == ["6", "3", "6", "3", "2", "2", "3"]
+    assert [line.rsplit(None, 1)[-1] for line in table[2:]] == ["6", "3", "6", "3", "2", "2", "2", "3"]
     assert table[4].startswith("active in the last 30 days")
 
 

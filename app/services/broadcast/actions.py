@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 # Telegram lets a bot delete its messages in private chats for this long.
 DELETE_WINDOW = timedelta(hours=48)
 # The columns an action job copies from its source: what was sent, so the pump knows how to act on it.
-COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "content_type",
-          "from_chat_id", "source_message_id", "source_message_ids", "parse_mode", "button_text", "button_url")
+COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
+          "content_type", "from_chat_id", "source_message_id", "source_message_ids", "parse_mode", "button_text",
+          "button_url", "optout_button")
 
 
 class NotActionable(ValueError):

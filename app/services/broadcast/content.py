@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, KIND_UNSEND, BroadcastJob
 from app.services.broadcast import jobs as jobs_service
+from app.texts import LANGS, t
+
+# The callback data of the opt-out button under a copy (app.bot.subscription declares its handler).
+OPTOUT_DATA = "u.stop"
 
 
 def url_button(text: str | None, url: str | None) -> dict | None:
@@ -10,6 +14,18 @@ def url_button(text: str | None, url: str | None) -> dict | None:
     if not text or not url:
         return None
     return {"inline_keyboard": [[{"text": text, "url": url}]]}
+
+
+def with_optout(markup: dict | None, job: BroadcastJob) -> dict | None:
+    """Return markup with the opt-out button as its last row when the job carries one.
+
+    One set of parameters serves every recipient, so the label carries both languages.
+    """
+    if not job.optout_button:
+        return markup
+    label = " · ".join(t("btn_optout", lang) for lang in LANGS)
+    rows = (markup or {}).get("inline_keyboard", [])
+    return {"inline_keyboard": [*rows, [{"text": label, "callback_data": OPTOUT_DATA}]]}
 
 
 def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
@@ -20,7 +36,7 @@ def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
         album = {"from_chat_id": job.from_chat_id, "message_ids": jobs_service.album_ids(job)}
         return "copyMessages", {**album, **send_options(job)}
     params: dict = {}
-    if markup := url_button(job.button_text, job.button_url):
+    if markup := with_optout(url_button(job.button_text, job.button_url), job):
         params["reply_markup"] = markup
     if paid:
         params["allow_paid_broadcast"] = True
@@ -48,12 +64,13 @@ def action_params(job: BroadcastJob) -> tuple[str, dict]:
     Unsend: deleteMessage, or deleteMessages over an album's recorded part
     ids (one counted call). Edit: editMessageText for text broadcasts and
     copies (a media copy falls back to its caption, see Pump.act), the caption
-    of an album's first part; the source's URL button is kept.
+    of an album's first part; the source's URL (and opt-out) buttons are kept.
     """
     if job.kind == KIND_UNSEND:
         return ("deleteMessages", {}) if job.content_type == CONTENT_ALBUM else ("deleteMessage", {})
     params: dict = {"parse_mode": job.parse_mode or "HTML"}
-    if job.content_type != CONTENT_ALBUM and (markup := url_button(job.button_text, job.button_url)):
+    markup = with_optout(url_button(job.button_text, job.button_url), job)
+    if job.content_type != CONTENT_ALBUM and markup:
         params["reply_markup"] = markup
     if job.content_type == CONTENT_ALBUM:
         return "editMessageCaption", {**params, "caption": job.text}

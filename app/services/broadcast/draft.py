@@ -21,7 +21,8 @@ class Draft:
     button_text: str | None = None
     button_url: str | None = None
     audience: str | None = None     # the base audience ("all" when none was chosen) ...
-    filters: dict | None = None     # ... and its filters: {"langs": [...], "active_days": n, "joined_days": n}
+    filters: dict | None = None     # ... and its filters: {"langs": [...], "active_days": n, "joined_days": n,
+    #                                 "sources": [...]}
     silent: bool = False
     protect: bool = False
     paid_ok: bool = False           # a paid broadcast's first Confirm was pressed
@@ -53,12 +54,14 @@ class Draft:
         """Return the audience with its filters (raises ValueError for a stored value no audience has)."""
         f = self.filters or {}
         return Audience(self.audience or "all", tuple(f.get("langs") or ()), f.get("active_days"),
-                        f.get("joined_days"))
+                        f.get("joined_days"), tuple(f.get("sources") or ()))
 
     def with_target(self, audience: Audience) -> Draft:
         """Return the draft holding audience (base and filters) in JSON form."""
         filters = {"langs": list(audience.langs), "active_days": audience.active_days,
                    "joined_days": audience.joined_days}
+        if audience.sources:  # written only when chosen: a draft without it reads the same in an older version
+            filters["sources"] = list(audience.sources)
         return replace(self, audience=audience.base, filters=filters)
 
     def without_preview(self) -> Draft:

@@ -11,7 +11,8 @@ from app.models.broadcast import BroadcastJob
 from app.repository import broadcast_items as items
 from app.services import audit
 
-HEADER = ("user_id", "username", "status", "error", "time", "message_id")
+# source: the user's first /start payload (where they came from); empty when none.
+HEADER = ("user_id", "username", "status", "error", "time", "message_id", "source")
 # Rows per keyset page: each page is one short read transaction.
 PAGE_ROWS = 2000
 # Excel reads a CSV as UTF-8 (Persian names) only with a byte order mark.
@@ -59,11 +60,11 @@ def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[byte
             return
         buffer.seek(0)
         buffer.truncate()
-        for _, user_id, username, status, error, sent_at, message_id in rows:
+        for _, user_id, username, status, error, sent_at, message_id, source in rows:
             at = sent_at.isoformat(sep=" ", timespec="seconds") if sent_at else ""
             # Ids stay numbers; every text cell is neutralised (a username or an error can start with "=").
             writer.writerow((user_id, text_cell(username), text_cell(status), text_cell(error), at,
-                             message_id or ""))
+                             message_id or "", text_cell(source)))
         yield buffer.getvalue().encode(), len(rows)
         after = rows[-1][0]
 

@@ -138,11 +138,15 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
 
 
 def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
-    """Add a draft job row (paid and batch size from the settings now) and flush it for its id."""
+    """Add a draft job row (paid, opt-out button and batch size from the settings now) and flush it for its id."""
     settings = settings or load_settings()
     # copyMessages has no allow_paid_broadcast: an album always goes at the free rate.
     paid = bool(settings["broadcast_paid_enabled"]) and columns.get("content_type") != CONTENT_ALBUM
-    job = BroadcastJob(status=DRAFT, batch_size=settings["broadcast_batch_size"], paid=paid,
+    # A retry or action copies its source's choice; albums cannot carry a keyboard (copyMessages takes none).
+    optout = columns.pop("optout_button", None)
+    if optout is None:
+        optout = bool(settings["broadcast_optout_button"]) and columns.get("content_type") != CONTENT_ALBUM
+    job = BroadcastJob(status=DRAFT, batch_size=settings["broadcast_batch_size"], paid=paid, optout_button=optout,
                        paid_limit=settings["broadcast_paid_max_messages"] if paid else None, **columns)
     db.session.add(job)
     db.session.flush()

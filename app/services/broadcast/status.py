@@ -49,6 +49,7 @@ class JobView:
     langs: tuple[str, ...]
     active_days: int | None
     joined_days: int | None
+    sources: tuple[str, ...]
     silent: bool
     protect: bool
     # Naive UTC, whole seconds.
@@ -88,7 +89,7 @@ class JobView:
             "not_sent": self.not_sent,
             "rate": self.rate, "eta": self.eta, "pause_reason": self.pause_reason, "paid": self.paid,
             "langs": list(self.langs),
-            "active_days": self.active_days, "joined_days": self.joined_days,
+            "active_days": self.active_days, "joined_days": self.joined_days, "sources": list(self.sources),
             "silent": self.silent, "protect": self.protect,
             "created_at": _iso(self.created_at), "started_at": _iso(self.started_at),
             "finished_at": _iso(self.finished_at),
@@ -124,6 +125,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
         rate=rate, eta=eta, pause_reason=job.pause_reason, paid=bool(job.paid),
         langs=tuple(job.audience_langs.split(",")) if job.audience_langs else (),
         active_days=job.audience_active_days, joined_days=job.audience_joined_days,
+        sources=tuple(job.audience_sources.split(",")) if job.audience_sources else (),
         silent=bool(job.silent), protect=bool(job.protect),
         created_at=_second(job.created_at), started_at=_second(job.started_at),
         finished_at=_second(job.finished_at),
