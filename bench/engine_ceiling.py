@@ -51,8 +51,15 @@ BYPASS_RATE = 1e6
 class NullClient:
     """A TelegramClient stand-in that 'delivers' instantly (no HTTP, no pacing)."""
 
-    rate_limiter = chat_pacer = None
+    rate_limiter = chat_pacer = broadcast_budget = None
     max_call_seconds = 1.0
+    pace_recipients = False
+
+    def rebook_chat(self, chat_id, at):
+        pass
+
+    def warm(self, n):
+        pass
 
     def __init__(self):
         self._next = 0

@@ -62,10 +62,10 @@ class StepTimer:
         self._orig = Recorder.step
         timer = self
 
-        def step(recorder, done, want, in_flight):
+        def step(recorder, done, want, in_flight, stop=None):
             t = time.perf_counter()
             try:
-                return timer._orig(recorder, done, want, in_flight)
+                return timer._orig(recorder, done, want, in_flight, stop)
             finally:
                 timer.seconds += time.perf_counter() - t
                 timer.calls += 1

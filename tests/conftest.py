@@ -26,9 +26,15 @@ SIM_DEFAULTS = dict(
 
 # Load-sensitive tests run alone, after the parallel phase (tests/run_suite.py): real worker
 # processes, kills, bot-wide timelines shared across processes, rates and gaps judged by arrival.
-# Kills, races, database trouble and fuzzing judge exact counts, not time: they run in parallel.
-SERIAL_DIRS = ("tests/telegram/", "tests/deploy/")
+# Kills, races, database trouble and fuzzing judge exact counts, not time: they run in parallel,
+# as do the rest of tests/telegram/ (fake clocks, pure rules, outcomes) and the pump's outcomes
+# judged by counts (tests/broadcast/test_pump_outcomes.py).
+SERIAL_DIRS = ("tests/deploy/",)
 SERIAL_FILES = frozenset({
+    "tests/telegram/test_broadcast_rate.py", "tests/telegram/test_client_sim.py",
+    "tests/telegram/test_outbox_bounded.py", "tests/telegram/test_outbox_sim.py",
+    "tests/telegram/test_shared_budget.py", "tests/telegram/test_shared_budget_api.py",
+    "tests/telegram/test_transport_urllib3.py",
     "tests/reliability/test_budget_multiprocess.py", "tests/reliability/test_one_chat_burst.py",
     "tests/reliability/test_rate_limit_storm.py",
     "tests/bot/test_busy_chat.py", "tests/bot/test_wizard_album_busy.py", "tests/bot/test_wizard_album_e2e.py",
@@ -43,12 +49,16 @@ SERIAL_FILES = frozenset({
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the load-sensitive tests `serial` (by file), so the runner keeps them out of the parallel phase."""
+    """Mark the load-sensitive tests `serial` (by file) for the runner to keep apart; put slow files first."""
     root = str(config.rootpath) + os.sep
     for item in items:
         path = str(item.path).removeprefix(root).replace(os.sep, "/")
         if path.startswith(SERIAL_DIRS) or path in SERIAL_FILES:
             item.add_marker(pytest.mark.serial)
+    # Files with a long scenario (marked slow) run first: pytest-xdist's loadfile gives each
+    # file to one worker, and a long file handed out last holds the parallel phase open alone.
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 
 
 @pytest.fixture(scope="session")
@@ -142,11 +152,18 @@ def app(database_url, simulator):
     telegram_factory.reset_clients()
 
 
+# One round trip tells which tables hold rows: most tests touch few of them,
+# and on MariaDB a DELETE of an empty table still costs a few milliseconds.
+ANY_ROWS = text("SELECT " + ", ".join(f"EXISTS (SELECT 1 FROM {table})" for table in TABLES))
+
+
 def clean_tables(db) -> None:
     """Delete every row so each test starts empty."""
     db.session.rollback()
-    for table in TABLES:
-        db.session.execute(text(f"DELETE FROM {table}"))
+    filled = db.session.execute(ANY_ROWS).one()
+    for table, has_rows in zip(TABLES, filled, strict=True):
+        if has_rows:
+            db.session.execute(text(f"DELETE FROM {table}"))
     db.session.commit()
 
 

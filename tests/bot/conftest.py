@@ -28,7 +28,7 @@ def fast_telegram(simulator, monkeypatch):
 def served(app, simulator):
     """Serve the app on loopback and point the simulator's webhook at it; yield the base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_port}"
     telegram_factory.get_client(load_settings()).set_webhook(base + "/telegram/webhook", WEBHOOK_SECRET,

@@ -89,3 +89,12 @@ def job_status_counts(job: BroadcastJob) -> dict:
     """Return the job's counters as a dict."""
     return dict(sent=job.sent_count, failed=job.failed_count, skipped=job.skipped_count,
                 unknown=job.unknown_count, total=job.total_count)
+
+
+def recorder_for(p, job: BroadcastJob, window: int):
+    """Build the Recorder a Pump's run() would, from that pump's lease, outbox, clock and settings."""
+    from app.services.broadcast.notifier import Notifier
+    from app.services.broadcast.recorder import Recorder
+
+    notifier = Notifier(p.outbox, p.clock, p.deadline, worker=p.outbox_worker)
+    return Recorder(job, window, lease=p.lease, notifier=notifier, settings=p.settings, clock=p.clock, sleep=p.sleep)

@@ -16,7 +16,14 @@ from app.services.broadcast import actions, jobs, retry
 from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import summary_text
 from app.services.broadcast.status import job_status
-from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
+from tests.broadcast.helpers import (
+    assert_consistent,
+    create_text_job,
+    create_users,
+    engine_settings,
+    recorder_for,
+    reload,
+)
 
 I = BroadcastJobItem  # noqa: E741
 
@@ -305,7 +312,6 @@ def test_a_sent_item_without_a_message_id_is_left_out_of_an_unsend(app, simulato
 def test_a_replayed_action_plan_changes_no_row_and_no_counter(app, simulator):
     from app.services.broadcast import outcomes
     from app.services.broadcast.pump import Pump
-    from app.services.broadcast.recorder import Recorder
     from app.services.telegram_factory import get_client, new_outbox
 
     settings = engine_settings()
@@ -314,9 +320,9 @@ def test_a_replayed_action_plan_changes_no_row_and_no_counter(app, simulator):
     client = get_client(settings)
     p = Pump(job.id, 30, settings, client, new_outbox(client), time.monotonic, time.sleep)
     assert p.lease.acquire()
-    recorder = Recorder(p, reload(job.id), window=2)
-    batch = recorder.step([], 2, 0)
-    done = [(item_id, user_id, outcomes.OK) for item_id, user_id in batch]
+    recorder = recorder_for(p, reload(job.id), window=2)
+    batch = recorder.step([], 2, 0).claimed
+    done = [(c.item_id, c.user_id, outcomes.OK) for c in batch]
     recorder.step(done, 0, 2)
     assert counters(job.id)["sent"] == 2
     # The same outcomes written again (a commit whose answer was lost): the status guard matches nothing.

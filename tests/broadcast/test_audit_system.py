@@ -3,7 +3,7 @@ from app.models.user import CHANNEL_MEMBER
 from app.services import audit
 from app.services.broadcast.drain import pump
 from app.texts import t
-from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
+from tests.broadcast.helpers import create_text_job, create_users, engine_settings, recorder_for, reload
 from tests.factories import create_user
 
 AUTHOR, OTHER_ADMIN = 1001, 1002
@@ -33,7 +33,6 @@ def test_a_pause_the_engine_lost_to_an_admin_is_neither_audited_nor_alerted(app,
     """The admin paused first: the engine's guarded pause matches nothing, so it logs and sends nothing."""
     from app.services.broadcast import jobs
     from app.services.broadcast.pump import Pump
-    from app.services.broadcast.recorder import Recorder
     from app.services.telegram_factory import get_client, new_outbox
 
     create_users(2)
@@ -41,7 +40,7 @@ def test_a_pause_the_engine_lost_to_an_admin_is_neither_audited_nor_alerted(app,
     job = create_text_job(settings=settings)
     p = Pump(job.id, 5, settings, get_client(settings), new_outbox(get_client(settings)), lambda: 0.0, lambda s: None)
     assert p.lease.acquire()
-    recorder = Recorder(p, reload(job.id), 1)
+    recorder = recorder_for(p, reload(job.id), 1)
     assert jobs.pause_job(job.id, "by hand", actor="admin:1001")
     recorder.paused_reason = "breaker"
     recorder._pause()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import unicodedata
 
+from app.models.broadcast import CONTENT_TEXT, KIND_EDIT
 from app.texts import t
 
 PLACEHOLDER = "{first_name}"
@@ -21,6 +22,14 @@ BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 def has_greeting(text: str | None) -> bool:
     """Tell whether a text asks for each recipient's first name."""
     return bool(text) and PLACEHOLDER in text
+
+
+def is_personal(job) -> bool:
+    """Tell whether a job's copies greet each recipient by name: a text broadcast's, or any edit's.
+
+    An edit's new text or caption is the bot's own, whatever the source was.
+    """
+    return (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT) and has_greeting(job.text)
 
 
 def shows_something(name: str) -> bool:

@@ -1,4 +1,8 @@
-"""The Pump: one job's dispatch loop under its lease: sends and actions at its Booker's slots, each recorded."""
+"""The Pump: one job's dispatch loop under its lease: sends and actions at its Booker's slots, each recorded.
+
+The arrows point one way: the pump calls the Recorder and acts on what each
+call returns (claimed items, a stop, a halt); the Recorder never sees the pump.
+"""
 from __future__ import annotations
 
 import logging
@@ -14,6 +18,7 @@ from app.models.broadcast import ACTION_KINDS, RUNNING, BroadcastJob
 from app.services.broadcast import greeting, text_rules
 from app.services.broadcast.content import action_params, message_params, target_params
 from app.services.broadcast.lease import Lease
+from app.services.broadcast.notifier import Notifier
 from app.services.broadcast.outcomes import (
     HELD_BACK,
     classify,
@@ -22,7 +27,7 @@ from app.services.broadcast.outcomes import (
     personal_failure,
     too_long_for,
 )
-from app.services.broadcast.recorder import Recorder
+from app.services.broadcast.recorder import Claim, Recorder, StepResult
 from app.services.broadcast.slots import Booker, Slot
 from app.services.broadcast.stops import Stop
 from app.texts import lang_of
@@ -38,9 +43,6 @@ GATHER_MIN_WINDOW = 16
 # (an extra short transaction); nearer slots record them with the next mark,
 # so at full rate each item still costs one transaction.
 RECORD_WHILE_WAITING = 0.05
-# The pump's thread gives progress edits at most this long per flush: they are
-# best effort, and whatever Telegram delays stays queued for the next flush.
-PROGRESS_FLUSH_SECONDS = 0.25
 # Telegram's answer when editMessageText meets a media copy: its caption is edited instead.
 NO_TEXT = "there is no text in the message to edit"
 
@@ -62,7 +64,8 @@ class Pump:
         self.stop: Stop | None = None
         self.engine = db.engine
         self._halted = threading.Event()
-        self.recorder: Recorder | None = None
+        self.processed = 0  # outcomes this pump's Recorder wrote
+        self.personal = False  # each copy greets its recipient by name (set by run)
         self.booker: Booker | None = None  # set by run, once the job's parts are known
         self.outbox_worker = False
         self.action = False  # an unsend or edit job (set by run)
@@ -88,17 +91,6 @@ class Pump:
             self.halt()
             return False
         return True
-
-    def flush_outbox(self) -> None:
-        """Send ready progress edits without ever holding the pump past its deadline.
-
-        The pump's own outbox has a worker thread that sends them: nothing to
-        do here. A caller's outbox (an admin's request) gets a short flush.
-        """
-        if self.outbox_worker:
-            return
-        until = min(self.deadline, self.clock() + PROGRESS_FLUSH_SECONDS)
-        self.outbox.flush(deadline=until, wait=False)
 
     def wait_not_before(self, job: BroadcastJob) -> bool:
         """Honour a 429's not_before: sleep if it ends within the budget, else stop."""
@@ -131,7 +123,7 @@ class Pump:
                 log.exception("unexpected error sending to %s", user_id)
             outcome = classify_action(exc) if self.action else classify(exc)
             # A personal copy Telegram finds too long is that recipient's name, not the bot's fault.
-            return personal_failure(outcome) if self.recorder.personal else outcome
+            return personal_failure(outcome) if self.personal else outcome
 
     def act(self, method: str, params: dict, user_id: int, chat_taken: bool):
         """Delete or edit one copy; an unknown outcome is retried (both are safe to repeat)."""
@@ -162,16 +154,15 @@ class Pump:
                       clock=self.clock, sleep=self.sleep, deadline=self.deadline, heartbeat=self.lease.heartbeat,
                       keep=self.lease.keep, pause=self.lease.pause_for, stopped=lambda: self.stop)
 
-    def personal_params(self, params: dict, user_id: int) -> dict:
-        """Return the call's parameters for this recipient: an action's copy, a greeting by name."""
+    def personal_params(self, params: dict, claim: Claim) -> dict:
+        """Return the call's parameters for this claimed item: an action's copy, a greeting by name."""
         if self.action:
-            params = target_params(self.method, params, *self.recorder.targets.pop(user_id))
-        if not self.recorder.personal:
+            params = target_params(self.method, params, claim.message_id, claim.part_ids)
+        if not self.personal:
             return params
         # A send or a text edit carries "text"; an album's edit, its "caption".
         key = "caption" if "caption" in params else "text"
-        first_name, code = self.recorder.names.pop(user_id, (None, None))
-        return {**params, key: greeting.render(params[key], first_name, lang_of(code))}
+        return {**params, key: greeting.render(params[key], claim.first_name, lang_of(claim.language_code))}
 
     def too_long(self, params: dict):
         """Return the failure of a personal copy its recipient's name made too long for Telegram, else None.
@@ -179,7 +170,7 @@ class Pump:
         Measured as Telegram does (text_rules): that copy alone fails, with its
         numbers, and is not sent; the job's other recipients go on.
         """
-        if not self.recorder.personal:
+        if not self.personal:
             return None
         key, limit = ("caption", text_rules.CAPTION_LIMIT) if "caption" in params else ("text", text_rules.TEXT_LIMIT)
         try:
@@ -188,10 +179,13 @@ class Pump:
             return None
         return too_long_for(length, limit) if length > limit else None
 
-    @property
-    def processed(self) -> int:
-        """Return how many outcomes this pump recorded (0 before its Recorder exists)."""
-        return self.recorder.processed if self.recorder is not None else 0
+    def heed(self, result: StepResult) -> tuple[Claim, ...]:
+        """Take a Recorder step's verdict: its stop becomes the pump's, a halt stops every send; return its claims."""
+        self.stop = result.stop
+        self.processed += result.recorded
+        if result.halt:
+            self.halt()
+        return result.claimed
 
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""
@@ -205,9 +199,16 @@ class Pump:
         self.method = method
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1)
+        self.personal = greeting.is_personal(job)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
-        recorder = self.recorder = Recorder(self, job, window)
-        self.lease.renew = recorder.heartbeat
+        notifier = Notifier(self.outbox, self.clock, self.deadline, worker=self.outbox_worker)
+        recorder = Recorder(job, window, lease=self.lease, notifier=notifier, settings=self.settings,
+                            clock=self.clock, sleep=self.sleep)
+
+        def renew() -> None:
+            self.stop = recorder.heartbeat() or self.stop
+
+        self.lease.renew = renew
         db.session.commit()
         if not self.wait_not_before(job):
             return
@@ -232,16 +233,17 @@ class Pump:
                     finished = [f for f in in_flight if f.done()]
                     done += [(*in_flight.pop(f), f.result()) for f in finished]
                     if done:
-                        recorder.step(done, 0, len(in_flight))
+                        self.heed(recorder.step(done, 0, len(in_flight), self.stop))
                         done = []
                 slots = self.take_slots(want) if want > 0 else []
-                batch = recorder.step(done, len(slots), len(in_flight))
+                batch = self.heed(recorder.step(done, len(slots), len(in_flight), self.stop))
                 # Each item goes at its own bot-wide slot (None when this process paces alone).
-                for (item_id, user_id), slot in zip(batch, slots[:len(batch)], strict=True):
-                    item_params = self.personal_params(params, user_id)
+                for claim, slot in zip(batch, slots[:len(batch)], strict=True):
+                    item_params = self.personal_params(params, claim)
                     refused = self.too_long(item_params)
-                    call = (lambda r=refused: r) if refused else partial(self.send, method, item_params, user_id, slot)
-                    in_flight[pool.submit(call)] = (item_id, user_id)
+                    send = partial(self.send, method, item_params, claim.user_id, slot)
+                    call = (lambda r=refused: r) if refused else send
+                    in_flight[pool.submit(call)] = (claim.item_id, claim.user_id)
                 more = self.can_dispatch(recorder)
                 if not in_flight and not more:
                     if self.stop is None:
@@ -251,5 +253,5 @@ class Pump:
                     self.lease.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
                     if window >= GATHER_MIN_WINDOW and not self.stop:
                         self.sleep(GATHER_SECONDS)  # let a few more finish so one commit records them
-        recorder.settle()
-        recorder.finish()
+        self.heed(recorder.settle(self.stop))
+        recorder.finish(self.stop)

@@ -1,4 +1,4 @@
-"""The pump's database side: claim, mark in flight, record outcomes, breaker, completion.
+"""The pump's database side: claim, mark in flight, record outcomes, apply the breaker, completion.
 
 Each step() is one short transaction that starts with the lease fence, so a
 pump that lost its lease writes nothing, and the number of items marked
@@ -9,6 +9,9 @@ database fails, the plans are kept and written by the next step, so an
 outage of a few seconds loses no outcome; only a pump that dies (or loses
 its lease) before writing them leaves its items 'sending', to be counted
 'unknown' by the next lease holder.
+
+The Recorder never sees the pump: each call returns what the pump must
+know (a StepResult, a Stop), and the pump decides its own stop from it.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import logging
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
@@ -23,9 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.extensions import db
 from app.models.broadcast import (
     ACTION_KINDS,
-    CONTENT_TEXT,
     ITEM_FAILED,
-    KIND_EDIT,
     PENDING,
     SENT,
     BroadcastJob,
@@ -34,15 +36,39 @@ from app.models.broadcast import (
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.services import audit
-from app.services.broadcast import alerts
+from app.services.broadcast import breaker
 from app.services.broadcast import outcomes as oc
-from app.services.broadcast.greeting import has_greeting
-from app.services.broadcast.progress import refresh_progress
+from app.services.broadcast.greeting import is_personal
+from app.services.broadcast.lease import Lease
+from app.services.broadcast.notifier import Notifier
 from app.services.broadcast.stops import Stop
 from app.telegram.client import LOW
 from app.texts import t
 
 log = logging.getLogger(__name__)
+
+
+class Claim(NamedTuple):
+    """One item claimed for sending, with what its send needs."""
+
+    item_id: int
+    user_id: int
+    # A personal greeting's recipient: first name and Telegram language code (None when unknown).
+    first_name: str | None = None
+    language_code: str | None = None
+    # An action's copy (unsend, edit): its message id, and an album's part ids.
+    message_id: int | None = None
+    part_ids: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step did: the items it marked in flight, the pump's stop after it, the outcomes it wrote."""
+
+    claimed: tuple[Claim, ...] = ()
+    stop: Stop | None = None  # why dispatch must stop (None: go on)
+    recorded: int = 0
+    halt: bool = False  # the job no longer runs: no send of this pump may start any more
 
 
 @dataclass
@@ -62,57 +88,67 @@ class Plan:
 
 
 class Recorder:
-    """Owns the claimed queue and every write of the dispatch loop (the lease's take and release are the Lease's)."""
+    """Owns the claimed queue and the loop's writes to the job and its items.
 
-    def __init__(self, pump, job: BroadcastJob, window: int):
-        s = pump.settings
-        self.p, self.job_id, self.window = pump, job.id, window
-        self.lease = pump.lease
-        self.batch_size = max(s["broadcast_batch_size"], window)
-        self.max_errors = s["broadcast_max_consecutive_errors"]
-        self.progress_every = s["broadcast_progress_every"]
-        self.progress_min_seconds = s["broadcast_progress_min_seconds"]
-        self.urgent_edit_at = pump.clock() + self.progress_min_seconds
+    The lease's take and release are the Lease's; the bot-wide slot bookings
+    and 429 holds are the budget's, written by the send threads too.
+    """
+
+    def __init__(self, job: BroadcastJob, window: int, *, lease: Lease, notifier: Notifier, settings: dict,
+                 clock, sleep):
+        self.job_id, self.window = job.id, window
+        self.lease, self.notifier, self.clock, self.sleep = lease, notifier, clock, sleep
+        self.batch_size = max(settings["broadcast_batch_size"], window)
+        self.max_errors = settings["broadcast_max_consecutive_errors"]
+        self.progress_every = settings["broadcast_progress_every"]
+        self.progress_min_seconds = settings["broadcast_progress_min_seconds"]
+        self.urgent_edit_at = clock() + self.progress_min_seconds
         self.lang = job.progress_lang or "fa"
         self.has_progress = bool(job.progress_message_id)
         self.paid_limit = job.paid_limit if job.paid else None
         self.charged = job.sent_count + job.unknown_count
-        self.queue: deque[tuple[int, int]] = deque()
-        # A personal greeting needs each claimed recipient's (first name, language code): a text
-        # broadcast's, or any edit's (the new text or caption is ours, whatever the source was).
-        self.personal = (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT) and has_greeting(job.text)
-        self.names: dict[int, tuple[str | None, str | None]] = {}
-        # An action job (unsend, edit) reads each claimed item's copy: (message id, an album's part ids).
+        self.queue: deque[Claim] = deque()
+        # A personal greeting needs each claimed recipient's first name and language code.
+        self.personal = is_personal(job)
+        # An action job (unsend, edit) reads each claimed item's copy.
         self.action = job.kind in ACTION_KINDS
-        self.targets: dict[int, tuple[int, list[int] | None]] = {}
         self.last_id, self.exhausted = 0, False
-        self.streak, self.streak_failed, self.last_error = 0, [], ""
+        self.streak = breaker.Streak()
         self.since_progress = 0
         self.paused_reason: str | None = None
         # True once this pump's own pause UPDATE matched in the last committed step: it alone alerts.
         self.paused_here = False
         self.plans: list[Plan] = []
         self.db_error: SQLAlchemyError | None = None
-        self.processed = 0  # outcomes this pump recorded (read by the pump for its result)
 
-    def step(self, done: list, want: int, in_flight: int) -> list[tuple[int, int]]:
-        """Record finished sends and mark up to `want` new items in flight, in one transaction."""
+    def step(self, done: list, want: int, in_flight: int, stop: Stop | None = None) -> StepResult:
+        """Record finished sends and mark up to `want` new items in flight, in one transaction.
+
+        `stop` is the pump's stop so far; the result carries it, or the one this step calls for.
+        """
         if done:
-            self.plans.append(self._plan(done))
+            plan, stop = self._plan(done, stop)
+            self.plans.append(plan)
         if not self.plans and (want <= 0 or (not self.queue and self.exhausted)):
-            return []
+            return StepResult(stop=stop)
         self.paused_here = False
+        halt = False
         try:
-            if not self._fence(want > 0):
-                return []
+            fenced = self._fence(want > 0)
+            if fenced == Stop.LEASE_LOST:
+                return StepResult(stop=fenced)
+            if fenced is not None:
+                stop, halt = stop or fenced, True
             for plan in self.plans:
                 self._write(plan)
-            if self.p.stop:
+            if stop:
                 want = 0
             else:
                 self._rescan([i for plan in self.plans for i in plan.back])
-            batch = self._take(self._apply_paid_cap(want))
-            if batch and items.mark_sending([i for i, _ in batch]) != len(batch):
+            want, capped = self._apply_paid_cap(want)
+            stop = capped or stop
+            batch = self._take(want)
+            if batch and items.mark_sending([c.item_id for c in batch]) != len(batch):
                 raise RuntimeError("claimed items changed under a held lease")
             db.session.commit()
         except SQLAlchemyError as exc:
@@ -121,66 +157,64 @@ class Recorder:
             db.session.rollback()
             self.paused_here = False
             self.db_error = exc
-            self.p.stop = self.p.stop or Stop.DB_ERROR
             log.warning("job %s: database error while recording (%s); outcomes kept for the next try",
                         self.job_id, type(exc).__name__)
-            return []
+            return StepResult(stop=stop or Stop.DB_ERROR, halt=halt)
         except Exception:
             db.session.rollback()
             raise
         self.db_error = None
         self.charged += len(batch)
-        for plan in self.plans:
-            self.processed += plan.recorded
-            self.since_progress += plan.recorded
+        recorded = sum(plan.recorded for plan in self.plans)
+        self.since_progress += recorded
         self.plans = []
         self._after_commit()
-        return batch
+        return StepResult(tuple(batch), stop, recorded, halt)
 
-    def heartbeat(self) -> None:
-        """Renew the lease in a transaction of its own (nothing else to write while sends wait)."""
+    def heartbeat(self) -> Stop | None:
+        """Renew the lease in a transaction of its own (nothing else to write while sends wait); LEASE_LOST if lost."""
+        lost = False
         try:
-            if not self.lease.fence(require_running=False):
-                self.p.stop = Stop.LEASE_LOST
+            lost = not self.lease.fence(require_running=False)
+            if lost:
                 log.warning("job %s: lease lost while waiting; this pump stops without writing", self.job_id)
             db.session.commit()
         except SQLAlchemyError:
             db.session.rollback()  # the next step or heartbeat tries again
             log.warning("job %s: lease renewal failed; will retry", self.job_id, exc_info=True)
+        return Stop.LEASE_LOST if lost else None
 
-    def settle(self, attempts_delays: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0)) -> None:
+    def settle(self, stop: Stop | None, attempts_delays: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0)) -> StepResult:
         """Write outcomes a database error left unwritten; raise its error if it persists."""
+        recorded = 0
         for delay in attempts_delays:
             if not self.plans:
-                return
-            self.p.sleep(delay)
-            self.step([], 0, 0)
+                break
+            self.sleep(delay)
+            result = self.step([], 0, 0, stop)
+            stop, recorded = result.stop, recorded + result.recorded
         if self.plans and self.db_error is not None:
             raise self.db_error
+        return StepResult(stop=stop, recorded=recorded)
 
-    def _fence(self, dispatching: bool) -> bool:
-        """Prove the lease (and, when dispatching, that the job still runs)."""
+    def _fence(self, dispatching: bool) -> Stop | None:
+        """Prove the lease (and, when dispatching, that the job still runs); return LEASE_LOST or the job's stop."""
         if dispatching and self.lease.fence(require_running=True):
-            return True
+            return None
         if not self.lease.fence(require_running=False):
             db.session.rollback()
-            self.p.stop = Stop.LEASE_LOST
             log.warning("job %s: lease lost; this pump stops without writing", self.job_id)
-            return False
+            return Stop.LEASE_LOST
         if dispatching:
             status = db.session.execute(select(BroadcastJob.status).where(BroadcastJob.id == self.job_id)).scalar()
-            self.p.stop = self.p.stop or Stop.from_job_status(status)
-            self.p.halt()
-        return True
+            return Stop.from_job_status(status)
+        return None
 
-    def _plan(self, done: list) -> Plan:
-        """Judge finished sends once: item statuses, blocked users, the breaker, retry_after."""
+    def _plan(self, done: list, stop: Stop | None) -> tuple[Plan, Stop | None]:
+        """Judge finished sends once: item statuses, blocked users, the breaker, retry_after; return the new stop."""
         plan = Plan()
-        retry_after = 0.0
         for item_id, user_id, outcome in done:
-            kind = outcome.kind
-            if kind == oc.FAILED and self.p.stop == Stop.BREAKER:
-                kind = oc.NOT_SENT  # in flight when the breaker opened: same fault, not the recipient's
+            kind = breaker.kind_of(outcome, stop)
             if kind == oc.SENT:
                 plan.sent.append((item_id, outcome.message_id))
                 if outcome.message_ids:
@@ -193,14 +227,16 @@ class Recorder:
                 self.charged -= 1
             if outcome.blocked:
                 plan.blocked.append(user_id)
-            if kind != oc.NOT_SENT or outcome.kind == oc.NOT_SENT:
-                retry_after = self._judge(item_id, outcome, retry_after)
-        if self.streak >= self.max_errors:
-            self._trip(plan)
+        self.streak, decision = breaker.judge(self.streak, [(i, o) for i, _, o in done], stop=stop,
+                                              paused=bool(self.paused_reason), max_errors=self.max_errors)
+        if decision.pause == Stop.UNAUTHORIZED:
+            self.paused_reason = t("reason_unauthorized", self.lang)
+        if decision.trip is not None:
+            self._trip(plan, decision.trip, decision.pause == Stop.BREAKER)
         plan.recorded = len(done) - len(plan.back)
-        if retry_after:
-            plan.not_before = self.lease.now() + timedelta(seconds=retry_after)
-        return plan
+        if decision.retry_after:
+            plan.not_before = self.lease.now() + timedelta(seconds=decision.retry_after)
+        return plan, decision.stop
 
     def _write(self, plan: Plan) -> None:
         """Write one plan; counters move by the rows really changed, so a replay adds nothing."""
@@ -229,31 +265,9 @@ class Recorder:
             audit.record(audit.ACTOR_SYSTEM, audit.PAUSED, self.job_id, self.paused_reason)
             self.paused_here = True
 
-    def _judge(self, item_id: int, outcome, retry_after: float) -> float:
-        """Update the error streak and stop reasons for one outcome; return the longest retry_after."""
-        if outcome.kind.clears_streak:
-            self.streak, self.streak_failed = 0, []
-        elif outcome.systemic:
-            self.streak += 1
-            self.last_error = outcome.error or ""
-            if outcome.kind == oc.FAILED:
-                self.streak_failed.append(item_id)
-        elif outcome.kind == oc.RATE_LIMITED:
-            # Telegram's 429 explains a "budget" stop seen first by our own pacer.
-            self.p.stop = Stop.RATE_LIMITED if self.p.stop in (None, Stop.BUDGET) else self.p.stop
-            return max(retry_after, outcome.retry_after)
-        elif outcome.kind == oc.NOT_SENT:
-            self.p.stop = self.p.stop or Stop.NETWORK
-        elif outcome.kind == oc.OUT_OF_BUDGET:
-            self.p.stop = self.p.stop or Stop.BUDGET
-        elif outcome.kind == oc.BOT_ERROR and not self.paused_reason:
-            self.p.stop = Stop.UNAUTHORIZED
-            self.paused_reason = t("reason_unauthorized", self.lang)
-        return retry_after
-
-    def _trip(self, plan: Plan) -> None:
-        """Open the breaker: the streak's failed items go back to pending and the job pauses."""
-        streak_ids = set(self.streak_failed)
+    def _trip(self, plan: Plan, streak: breaker.Streak, pause: bool) -> None:
+        """Apply the breaker's opening: the streak's failed items go back to pending and the job pauses."""
+        streak_ids = set(streak.failed)
         for key in [k for k in plan.finals if k[0] == ITEM_FAILED]:
             here = [i for i in plan.finals[key] if i in streak_ids]
             plan.finals[key] = [i for i in plan.finals[key] if i not in streak_ids]
@@ -261,24 +275,23 @@ class Recorder:
             streak_ids -= set(here)
         # Failed items of the streak already written by earlier steps.
         plan.reopen = list(streak_ids)
-        self.p.stop = Stop.BREAKER
-        if not self.paused_reason:
-            self.paused_reason = t("reason_breaker", self.lang, n=self.streak, error=self.last_error[:120])
-        log.warning("job %s: %s non-recipient errors in a row (%s); pausing", self.job_id, self.streak, self.last_error)
-        self.streak, self.streak_failed = 0, []
+        if pause:
+            self.paused_reason = t("reason_breaker", self.lang, n=streak.errors, error=streak.last_error[:120])
+        log.warning("job %s: %s non-recipient errors in a row (%s); pausing", self.job_id, streak.errors,
+                    streak.last_error)
 
-    def _apply_paid_cap(self, want: int) -> int:
-        """Never dispatch past the job's cap on paid messages; pause when it is reached."""
+    def _apply_paid_cap(self, want: int) -> tuple[int, Stop | None]:
+        """Never dispatch past the job's cap on paid messages; pause when it is reached (PAID_CAP)."""
         if self.paid_limit is None or want <= 0:
-            return want
+            return want, None
         room = self.paid_limit - self.charged
         if room > 0:
-            return min(want, room)
-        if self._take_peek():
-            self.paused_reason = t("reason_paid_cap", self.lang, cap=self.paid_limit)
-            self._pause()
-            self.p.stop = Stop.PAID_CAP
-        return 0
+            return min(want, room), None
+        if not self._take_peek():
+            return 0, None
+        self.paused_reason = t("reason_paid_cap", self.lang, cap=self.paid_limit)
+        self._pause()
+        return 0, Stop.PAID_CAP
 
     def _take_peek(self) -> bool:
         """Tell whether any pending item is left to send."""
@@ -297,26 +310,23 @@ class Recorder:
         while len(self.queue) < need and not self.exhausted:
             rows = self._next_pending()
             if rows:
-                self.last_id = rows[-1][0]
+                self.last_id = rows[-1].item_id
                 self.queue.extend(rows)
             if len(rows) < self.batch_size:
                 self.exhausted = True
 
-    def _next_pending(self) -> list[tuple[int, int]]:
-        """Read the next batch of pending (item id, user id), remembering names for a personal greeting."""
+    def _next_pending(self) -> list[Claim]:
+        """Read the next batch of pending items, with each one's copy (actions) and name (personal greetings)."""
         if self.action:
             rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)
-            self.targets.update({row[1]: (row[2], row[3]) for row in rows})
             if self.personal:
-                self.names.update({row[1]: (row[4], row[5]) for row in rows})
-            return [(row[0], row[1]) for row in rows]
+                return [Claim(i, u, name, code, message_id, parts) for i, u, message_id, parts, name, code in rows]
+            return [Claim(i, u, message_id=message_id, part_ids=parts) for i, u, message_id, parts, _, _ in rows]
         if not self.personal:
-            return items.next_pending(self.job_id, self.last_id, self.batch_size)
-        rows = items.next_pending_named(self.job_id, self.last_id, self.batch_size)
-        self.names.update({user_id: (first_name, code) for _, user_id, first_name, code in rows})
-        return [(item_id, user_id) for item_id, user_id, _, _ in rows]
+            return [Claim(i, u) for i, u in items.next_pending(self.job_id, self.last_id, self.batch_size)]
+        return [Claim(*row) for row in items.next_pending_named(self.job_id, self.last_id, self.batch_size)]
 
-    def _take(self, want: int) -> list[tuple[int, int]]:
+    def _take(self, want: int) -> list[Claim]:
         """Pop up to `want` claimed items."""
         if want <= 0:
             return []
@@ -328,19 +338,18 @@ class Recorder:
         try:
             if self.paused_here:
                 self.paused_here = False
-                alerts.job_paused(self.job_id, self.paused_reason, outbox=self.p.outbox)
-                self.p.flush_outbox()
+                self.notifier.paused(self.job_id, self.paused_reason)
+                self.notifier.flush()
             if self.has_progress and self.since_progress >= self.progress_every:
                 self.since_progress = 0
                 # Progress edits give way to replies and sends (they take a
                 # bot-wide slot only when one is free), except one every
                 # broadcast_progress_min_seconds, which waits its turn.
-                urgent = self.p.clock() >= self.urgent_edit_at
+                urgent = self.clock() >= self.urgent_edit_at
                 if urgent:
-                    self.urgent_edit_at = self.p.clock() + self.progress_min_seconds
-                refresh_progress(self.job_id, outbox=self.p.outbox, lang=self.lang,
-                                 priority=None if urgent else LOW)
-                self.p.flush_outbox()
+                    self.urgent_edit_at = self.clock() + self.progress_min_seconds
+                self.notifier.progress(self.job_id, self.lang, priority=None if urgent else LOW)
+                self.notifier.flush()
         except Exception:
             # The batch just marked 'sending' must still go out: a failed
             # progress read or edit is never worth turning it into 'unknown'.
@@ -357,7 +366,7 @@ class Recorder:
         """True when every pending item seen has been dispatched and none are left."""
         return self.exhausted and not self.queue
 
-    def idle_reason(self) -> str:
+    def idle_reason(self) -> Stop:
         """Nothing in flight and nothing to claim: complete the job if every item is final."""
         try:
             done = jobs_repo.complete_if_done(self.job_id, self.lease.token, self.lease.now())
@@ -368,19 +377,19 @@ class Recorder:
         if done:
             log.info("job %s completed", self.job_id)
             # complete_if_done matched for this pump alone, so the summary goes out once.
-            self._best_effort(lambda job_id, outbox, lang: alerts.job_finished(job_id, outbox=outbox))
+            self._best_effort(lambda: self.notifier.finished(self.job_id))
             return Stop.DONE
         return Stop.INCOMPLETE
 
-    def finish(self) -> None:
-        """Leave the progress message showing where the job stands."""
-        if self.has_progress and self.p.stop != Stop.DONE:
-            self._best_effort(refresh_progress)
+    def finish(self, stop: Stop | None) -> None:
+        """Leave the progress message showing where the job stands (the pump stopped for `stop`)."""
+        if self.has_progress and stop != Stop.DONE:
+            self._best_effort(lambda: self.notifier.progress(self.job_id, self.lang))
 
     def _best_effort(self, notify) -> None:
         """Run a progress/summary update; its failure never changes what was sent or recorded."""
         try:
-            notify(self.job_id, outbox=self.p.outbox, lang=self.lang)
+            notify()
         except Exception:
             db.session.rollback()
             log.warning("job %s: progress update skipped", self.job_id, exc_info=True)

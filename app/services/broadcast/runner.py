@@ -17,7 +17,7 @@ from app.texts import t
 log = logging.getLogger(__name__)
 # The progress message is written inside the admin's webhook request: a slow
 # Telegram delays that request's answer by at most this long per flush.
-PROGRESS_FLUSH_SECONDS = 10.0
+REQUEST_FLUSH_SECONDS = 10.0
 
 
 def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> None:
@@ -30,7 +30,7 @@ def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> 
     db.session.commit()
     future = outbox.send(chat_id, progress_text(status, lang),
                          reply_markup=progress_keyboard(job_id, status.status, lang))
-    outbox.flush(deadline=time.monotonic() + PROGRESS_FLUSH_SECONDS)
+    outbox.flush(deadline=time.monotonic() + REQUEST_FLUSH_SECONDS)
     message = future.result(timeout=0) if future.done() else None
     if message and message.get("message_id"):
         jobs.set_progress_message(job_id, chat_id, message["message_id"])
@@ -61,5 +61,5 @@ def run_interactive(job_id: int, *, settings: dict, outbox, chat_id: int, lang: 
         if status.status == QUEUED:
             extra = t("wiz_queued", lang, id=job_id) + "\n" + extra
         refresh_progress(job_id, outbox=outbox, lang=lang, extra=extra)
-    outbox.flush(deadline=time.monotonic() + PROGRESS_FLUSH_SECONDS)
+    outbox.flush(deadline=time.monotonic() + REQUEST_FLUSH_SECONDS)
     return status
