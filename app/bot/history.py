@@ -7,12 +7,21 @@ from app.bot import keyboards
 from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.clock import utcnow
+from app.extensions import db
 from app.models.broadcast import PAUSED
 from app.services import audit, stats
-from app.services.broadcast import jobs
+from app.services.broadcast import clicks, jobs
 from app.services.broadcast.cron_watch import late_line
 from app.services.broadcast.offers import offers
-from app.services.broadcast.progress import action_counts, action_title, format_duration, rate_text, unsent_line
+from app.services.broadcast.progress import (
+    action_counts,
+    action_title,
+    clicks_line,
+    format_duration,
+    percent_text,
+    rate_text,
+    unsent_line,
+)
 from app.services.broadcast.status import JobView, Offers, job_status
 from app.services.settings import load_settings
 from app.texts import TEXTS, t
@@ -24,8 +33,16 @@ VIEW_AUDIT_ENTRIES = 15
 
 
 def on_stats(ctx: BotContext) -> None:
-    """Answer /stats with the population counts."""
-    ctx.reply("stats", **stats.user_stats())
+    """Answer /stats with the population counts and the clicks of the newest broadcast with a link button."""
+    counts = stats.user_stats()
+    job = clicks.latest_with_button()
+    db.session.commit()
+    line = ""
+    if job is not None:
+        status = job_status(job)
+        line = t("stats_clicks", ctx.lang, id=status.id, clicks=status.clicks, total=status.click_total,
+                 rate=percent_text(status))
+    ctx.reply("stats", clicks=line, **counts)
 
 
 def on_jobs(ctx: BotContext) -> None:
@@ -95,7 +112,7 @@ def job_view_text(status: JobView, author: int | None, entries: list[dict], lang
     created = status.created_at.strftime("%Y-%m-%d %H:%M") if status.created_at else "-"
     common = dict(id=status.id, status=t(f"status_{status.status}", lang),
                   author=author if author is not None else t("job_author_unknown", lang),
-                  unsent=unsent_line(status, lang), rate=rate_text(status),
+                  unsent=unsent_line(status, lang) + clicks_line(status, lang), rate=rate_text(status),
                   duration=format_duration(duration, lang), created=created, reason=reason,
                   audit=lines)
     if status.is_action:

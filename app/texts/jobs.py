@@ -14,6 +14,9 @@ TEXTS: dict[str, dict[str, str]] = {
     # The {unsent} line of progress and summary: items still to go, or what a cancel left unsent.
     "unsent_pending": {"fa": "⏳ باقیمانده: {n}", "en": "⏳ Pending: {n}"},
     "unsent_not_sent": {"fa": "⏳ ارسال‌نشده: {n}", "en": "⏳ Not sent: {n}"},
+    # The clicks line under it (a job with a link button): recipients who clicked, their share, every click.
+    "clicks_line": {"fa": "👆 کلیک‌کرده: {clicks} ({rate}) — کل کلیک‌ها: {total}",
+                    "en": "👆 Clicked: {clicks} ({rate}) — total clicks: {total}"},
     "unsent_cancelled": {"fa": "⛔️ ارسال‌نشده (لغو شد): {n}", "en": "⛔️ Not sent (cancelled): {n}"},
     "progress_reason": {"fa": "\n⚠️ علت توقف: {reason}", "en": "\n⚠️ Paused because: {reason}"},
     "remaining": {"fa": "باقیمانده: {pending} — دکمه ادامه را بزن", "en": "Remaining: {pending} — tap Continue"},
@@ -55,12 +58,15 @@ TEXTS: dict[str, dict[str, str]] = {
         "fa": "📊 آمار ربات\n👥 کاربران: {users}\n🟢 فعال در ۷ روز اخیر: {active_7d}\n"
               "🟢 فعال در ۳۰ روز اخیر: {active_30d}\n🚫 ربات را مسدود کرده‌اند: {blocked}\n"
               "📣 عضو کانال: {channel_members}\n🆕 جدید امروز: {new_today}\n🆕 جدید این هفته: {new_week}\n"
-              "(«امروز» از ساعت ۰۰:۰۰ UTC، «این هفته» ۷ روز اخیر)",
+              "(«امروز» از ساعت ۰۰:۰۰ UTC، «این هفته» ۷ روز اخیر){clicks}",
         "en": "📊 Bot statistics\n👥 Users: {users}\n🟢 Active in the last 7 days: {active_7d}\n"
               "🟢 Active in the last 30 days: {active_30d}\n🚫 Blocked the bot: {blocked}\n"
               "📣 Channel members: {channel_members}\n🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
-              "(“today” starts at 00:00 UTC, “this week” is the last 7 days)",
+              "(“today” starts at 00:00 UTC, “this week” is the last 7 days){clicks}",
     },
+    # /stats' last line: the newest broadcast with a link button.
+    "stats_clicks": {"fa": "\n👆 آخرین ارسال دکمه‌دار #{id}: {clicks} کلیک‌کرده ({rate})، کل کلیک‌ها {total}",
+                     "en": "\n👆 Latest broadcast with a button #{id}: {clicks} clicked ({rate}), {total} clicks in all"},
     "jobs_title": {"fa": "📋 ارسال‌های اخیر (برای جزئیات روی هر مورد بزنید):",
                    "en": "📋 Recent broadcasts (tap one for details):"},
     "jobs_empty": {"fa": "هنوز هیچ ارسال همگانی ثبت نشده است.", "en": "There are no broadcasts yet."},
