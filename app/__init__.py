@@ -63,7 +63,8 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    """Mount the webhook, health and internal endpoints."""
+    """Mount the webhook, health, internal and click-redirect endpoints."""
+    from app.web.clicks import bp as clicks_bp
     from app.web.health import bp as health_bp
     from app.web.internal import bp as internal_bp
     from app.web.webhook import bp as webhook_bp
@@ -71,6 +72,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(webhook_bp)
     app.register_blueprint(health_bp)
     app.register_blueprint(internal_bp)
+    app.register_blueprint(clicks_bp)
 
 
 def register_errorhandlers(app: Flask) -> None:

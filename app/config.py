@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 import click
 from sqlalchemy.engine import make_url
@@ -75,6 +76,23 @@ def parse_log_level(raw: str | None) -> str:
     return level
 
 
+def parse_public_url(raw: str | None) -> str | None:
+    """Return PUBLIC_URL without its trailing slash (None when unset): an https base, no query or fragment."""
+    if raw is None or not raw.strip():
+        return None
+    url = raw.strip().rstrip("/")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError on a malformed port)
+    except ValueError:
+        parts = None
+    if (parts is None or parts.scheme != "https" or not parts.hostname or parts.username or parts.password
+            or parts.query or parts.fragment or "?" in url or "#" in url):
+        raise ConfigError(f"PUBLIC_URL: {url!r} is not an https base URL; use the app's public address as the "
+                          "webhook's, without a query, e.g. PUBLIC_URL=https://bot.example.com")
+    return url
+
+
 def check_database_url(url: str) -> str:
     """Return url if it parses cleanly; the error never repeats the URL, which holds the password."""
     try:
@@ -137,6 +155,7 @@ def load_config(instance_path: str, env: dict | None = None) -> dict:
                                    or DEFAULT_WEBHOOK_MAX_BODY_BYTES,
         "SECRET_KEY": env.get("SECRET_KEY") or os.urandom(16).hex(),
         "LOG_LEVEL": parse_log_level(env.get("LOG_LEVEL")),
+        "PUBLIC_URL": parse_public_url(env.get("PUBLIC_URL")),
     }
 
 

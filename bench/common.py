@@ -30,6 +30,9 @@ MARIADB_SERVER = os.environ.get("BENCH_MARIADB_URL", "mysql+pymysql://root@127.0
 # Telegram's bot-wide limit and the allow_paid_broadcast one, as the benches' simulator enforces them.
 TELEGRAM_RATE, PAID_RATE = 30, 1000
 TEXT = "<b>سلام</b> به همه 👋 — benchmark broadcast"
+# --tracking: the app's public base for tracked links, and the button's own URL.
+PUBLIC_URL = "https://bench.example.com"
+BUTTON_URL = "https://example.com/offer"
 
 
 # -- simulator in its own process ---------------------------------------------------------------
@@ -205,12 +208,33 @@ def engine_settings(**overrides) -> dict:
     return values
 
 
-def create_text_job(settings: dict):
-    """Create (populate, queue, start) a text job to every user through create_job."""
+def create_text_job(settings: dict, tracking: bool | None = None):
+    """Create (populate, queue, start) a text job to every user through create_job.
+
+    tracking True/False: the job has a link button, tracked per recipient
+    (PUBLIC_URL set on the app) or plain (PUBLIC_URL unset); None: no button.
+    """
+    from flask import current_app
+
     from app.services.broadcast.jobs import create_job
 
+    button = {}
+    if tracking is not None:
+        current_app.config["PUBLIC_URL"] = PUBLIC_URL if tracking else None
+        button = dict(button_text="Open", button_url=BUTTON_URL)
     return create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": TEXT},
-                      settings=settings)
+                      settings=settings, **button)
+
+
+def tracking_choices(parser: argparse.ArgumentParser) -> None:
+    """Add --tracking: the job's link button, plain ("off") or tracked per recipient ("on"); runs each given."""
+    parser.add_argument("--tracking", nargs="+", choices=["none", "off", "on"], default=["none"],
+                        help="none: no button; off: a plain link button; on: a per-recipient tracked button")
+
+
+def tracking_flag(value: str) -> bool | None:
+    """Map a --tracking value to create_text_job's tracking argument."""
+    return {"none": None, "off": False, "on": True}[value]
 
 
 def tallies(job_id: int) -> dict:

@@ -16,6 +16,7 @@ processed. step_ms_item is the wall time of Recorder.step() (SQLAlchemy's
 Python side included) per item.
 
     .venv/bin/python -m bench.engine_ceiling [--db both] [--items 3000] [--batch 25 100 500] [--concurrency 4 16 48]
+        [--tracking none off on]  (no button / a plain link button / a per-recipient tracked button)
 """
 from __future__ import annotations
 
@@ -39,11 +40,13 @@ from bench.common import (
     insert_users,
     migrate,
     tallies,
+    tracking_choices,
+    tracking_flag,
 )
 from bench.output import print_table, write_results
 from bench.traces import DbClock, StepTimer
 
-COLUMNS = ["db", "transport", "batch", "conc", "items_s", "db_ms_item", "stmts_item", "commits_item",
+COLUMNS = ["db", "tracking", "transport", "batch", "conc", "items_s", "db_ms_item", "stmts_item", "commits_item",
            "step_ms_item", "engine_cpu_ms_item", "wall_s"]
 BYPASS_RATE = 1e6
 
@@ -72,14 +75,14 @@ class NullClient:
         pass
 
 
-def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int) -> dict:
+def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int, tracking: str = "none") -> dict:
     """Create a job for every user and drain it with pump(); measure items/s and DB time."""
     from app.extensions import db
     from app.services.broadcast.drain import pump
 
     settings = engine_settings(broadcast_rate_per_second=BYPASS_RATE, broadcast_concurrency=conc,
                                broadcast_batch_size=batch)
-    job = create_text_job(settings)
+    job = create_text_job(settings, tracking_flag(tracking))
     client = NullClient() if transport == "null" else None
     clock, steps = DbClock(db.engine), StepTimer()
     meter = profiling.CpuMeter(engine=os.getpid()).start()
@@ -98,7 +101,7 @@ def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int) -> 
         clock.close()
         steps.close()
     n = max(processed, 1)
-    return {"db": db_kind, "transport": transport, "batch": batch, "conc": conc,
+    return {"db": db_kind, "tracking": tracking, "transport": transport, "batch": batch, "conc": conc,
             "items_s": round(processed / wall, 1), "db_ms_item": round(1000 * clock.total_s / n, 3),
             "db_exec_ms_item": round(1000 * clock.execute_s / n, 3),
             "db_commit_ms_item": round(1000 * clock.commit_s / n, 3),
@@ -137,6 +140,7 @@ def main(argv=None) -> int:
     parser.add_argument("--batch", type=int, nargs="+", default=[25, 100, 500])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 48])
     parser.add_argument("--transport", nargs="+", default=["http", "null"], choices=["http", "null"])
+    tracking_choices(parser)
     args = parser.parse_args(argv)
     rows, probes = [], []
     sim_cfg = dict(latency_ms=0, global_rate=0, paid_rate=0, per_chat_limits=False)
@@ -149,9 +153,10 @@ def main(argv=None) -> int:
                     for transport in args.transport:
                         for batch in args.batch:
                             for conc in args.concurrency:
-                                row = run_one(kind, transport, batch, conc, args.items)
-                                rows.append(row)
-                                print_table([row], COLUMNS)
+                                for tracking in args.tracking:
+                                    row = run_one(kind, transport, batch, conc, args.items, tracking)
+                                    rows.append(row)
+                                    print_table([row], COLUMNS)
                     probes.append(db_probe(kind))
     print_table(rows, COLUMNS, title=f"Engine ceiling: zero latency, no limits, {args.items} items per run; "
                                      "db_ms_item = driver execute + commit time per item")

@@ -29,6 +29,9 @@ if [ "$FULL" = 1 ]; then
   run bench.shared_budget --db both
   run bench.webhook_load --db mariadb --updates 2000 --threads 16 --profile
   run bench.webhook_load --db mariadb --updates 500 --threads 2
+  run bench.clicks --db both --clicks 500 --threads 20
+  run bench.engine_ceiling --db both --transport null --batch 100 --concurrency 16 --tracking off on
+  run bench.paid --db both --users 5000 --tracking off on
   # What-ifs behind the recommendations in docs/PERFORMANCE.md (engine unchanged; see bench/whatif.py).
   run bench.throughput --db mariadb --users 750 --senders ptb --ptb-max-retries 3 --tag ptb-retries
   run bench.throughput --db mariadb --users 500 --latencies 150 --senders engine --concurrency 6

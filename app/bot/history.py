@@ -7,12 +7,21 @@ from app.bot import keyboards
 from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.clock import utcnow
+from app.extensions import db
 from app.models.broadcast import PAUSED
 from app.services import audit, stats
-from app.services.broadcast import jobs
+from app.services.broadcast import clicks, jobs
 from app.services.broadcast.cron_watch import late_line
 from app.services.broadcast.offers import offers
-from app.services.broadcast.progress import action_counts, action_title, format_duration, rate_text, unsent_line
+from app.services.broadcast.progress import (
+    action_counts,
+    action_title,
+    clicks_line,
+    format_duration,
+    percent_text,
+    rate_text,
+    unsent_line,
+)
 from app.services.broadcast.status import JobView, Offers, job_status
 from app.services.settings import load_settings
 from app.texts import TEXTS, t
@@ -24,9 +33,17 @@ VIEW_AUDIT_ENTRIES = 15
 
 
 def on_stats(ctx: BotContext) -> None:
-    """Answer /stats with the population counts and the top sources."""
-    text = ctx.text("stats", **stats.user_stats())
+    """Answer /stats with the population counts, the top sources and the clicks of the newest broadcast with a button."""
+    counts = stats.user_stats()
     sources = stats.source_stats()
+    job = clicks.latest_with_button()
+    db.session.commit()
+    line = ""
+    if job is not None:
+        status = job_status(job)
+        line = t("stats_clicks", ctx.lang, id=status.id, clicks=status.clicks, total=status.click_total,
+                 rate=percent_text(status))
+    text = ctx.text("stats", clicks=line, **counts)
     if sources:
         text += "\n\n" + ctx.text("stats_sources") + "".join(ctx.text("stats_source_line", **row) for row in sources)
     ctx.send(text)
@@ -99,7 +116,7 @@ def job_view_text(status: JobView, author: int | None, entries: list[dict], lang
     created = status.created_at.strftime("%Y-%m-%d %H:%M") if status.created_at else "-"
     common = dict(id=status.id, status=t(f"status_{status.status}", lang),
                   author=author if author is not None else t("job_author_unknown", lang),
-                  unsent=unsent_line(status, lang), rate=rate_text(status),
+                  unsent=unsent_line(status, lang) + clicks_line(status, lang), rate=rate_text(status),
                   duration=format_duration(duration, lang), created=created, reason=reason,
                   audit=lines)
     if status.is_action:

@@ -168,6 +168,9 @@ class BroadcastJob(db.Model):
     # Action jobs only (see the module docstring): copies already gone, and copies too old to delete.
     gone_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     too_old_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Clicks on the tracked button (app.services.broadcast.clicks): every valid one, and recipients who clicked.
+    click_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    clicked_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     kind: Mapped[str] = mapped_column(String(8), default=KIND_SEND, server_default=KIND_SEND)
     # An action job's source: the broadcast whose copies it deletes or edits.
     source_job_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
@@ -232,3 +235,5 @@ class BroadcastJobItem(db.Model):
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     # An album: the recipient's copy of every part delivered, a JSON array (copyMessages may skip a part).
     message_ids: Mapped[str | None] = mapped_column(Text)
+    # The recipient's first click on the tracked button (later clicks only count on the job).
+    clicked_at: Mapped[datetime | None] = mapped_column(DateTime)

@@ -276,14 +276,15 @@ def last_item_id(job_id: int) -> int:
 def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tuple]:
     """Return up to limit ledger rows with after_id < id <= last_id, in id order (keyset pages).
 
-    Rows: (item id, user id, username, status, error, sent_at, message_id, start_source);
+    Rows: (item id, user id, username, status, error, sent_at, message_id, clicked_at, start_source);
     a user row deleted since leaves the username and source empty. `job_id + 0` keeps
     both databases on the primary key's range: with the (job_id, user_id)
     index SQLite read and sorted the whole job for every page (quadratic).
     A job's items are inserted by one statement, so the range holds little else.
     """
     rows = db.session.execute(
-        select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id, User.start_source)
+        select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id, I.clicked_at,
+               User.start_source)
         .outerjoin(User, User.id == I.user_id)
         .where(I.id > after_id, I.id <= last_id, I.job_id + 0 == job_id).order_by(I.id).limit(limit))
     return [tuple(r) for r in rows]

@@ -14,6 +14,9 @@ TEXTS: dict[str, dict[str, str]] = {
     # The {unsent} line of progress and summary: items still to go, or what a cancel left unsent.
     "unsent_pending": {"fa": "⏳ باقیمانده: {n}", "en": "⏳ Pending: {n}"},
     "unsent_not_sent": {"fa": "⏳ ارسال‌نشده: {n}", "en": "⏳ Not sent: {n}"},
+    # The clicks line under it (a job with a link button): recipients who clicked, their share, every click.
+    "clicks_line": {"fa": "👆 کلیک‌کرده: {clicks} ({rate}) — کل کلیک‌ها: {total}",
+                    "en": "👆 Clicked: {clicks} ({rate}) — total clicks: {total}"},
     "unsent_cancelled": {"fa": "⛔️ ارسال‌نشده (لغو شد): {n}", "en": "⛔️ Not sent (cancelled): {n}"},
     "progress_reason": {"fa": "\n⚠️ علت توقف: {reason}", "en": "\n⚠️ Paused because: {reason}"},
     "remaining": {"fa": "باقیمانده: {pending} — دکمه ادامه را بزن", "en": "Remaining: {pending} — tap Continue"},
@@ -56,12 +59,12 @@ TEXTS: dict[str, dict[str, str]] = {
               "🟢 فعال در ۳۰ روز اخیر: {active_30d}\n🚫 ربات را مسدود کرده‌اند: {blocked}\n"
               "🔕 لغو اشتراک کرده‌اند (/stop): {opted_out}\n📣 عضو کانال: {channel_members}\n"
               "🆕 جدید امروز: {new_today}\n🆕 جدید این هفته: {new_week}\n"
-              "(«امروز» از ساعت ۰۰:۰۰ UTC، «این هفته» ۷ روز اخیر)",
+              "(«امروز» از ساعت ۰۰:۰۰ UTC، «این هفته» ۷ روز اخیر){clicks}",
         "en": "📊 Bot statistics\n👥 Users: {users}\n🟢 Active in the last 7 days: {active_7d}\n"
               "🟢 Active in the last 30 days: {active_30d}\n🚫 Blocked the bot: {blocked}\n"
               "🔕 Opted out (/stop): {opted_out}\n📣 Channel members: {channel_members}\n"
               "🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
-              "(“today” starts at 00:00 UTC, “this week” is the last 7 days)",
+              "(“today” starts at 00:00 UTC, “this week” is the last 7 days){clicks}",
     },
     "stats_sources": {"fa": "🔗 منبع‌ها (نخستین /start با لینک؛ پرشمارترها):",
                       "en": "🔗 Sources (the first /start link; the largest):"},
@@ -69,6 +72,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "fa": "\n• {source}: {users} نفر — جدید ۷ روز {joined_7d}، ۳۰ روز {joined_30d} — هنوز مشترک {subscribed}",
         "en": "\n• {source}: {users} users — joined 7d {joined_7d}, 30d {joined_30d} — still subscribed {subscribed}",
     },
+    # /stats' clicks line: the newest broadcast with a link button.
+    "stats_clicks": {"fa": "\n👆 آخرین ارسال دکمه‌دار #{id}: {clicks} کلیک‌کرده ({rate})، کل کلیک‌ها {total}",
+                     "en": "\n👆 Latest broadcast with a button #{id}: {clicks} clicked ({rate}), {total} clicks in all"},
     "jobs_title": {"fa": "📋 ارسال‌های اخیر (برای جزئیات روی هر مورد بزنید):",
                    "en": "📋 Recent broadcasts (tap one for details):"},
     "jobs_empty": {"fa": "هنوز هیچ ارسال همگانی ثبت نشده است.", "en": "There are no broadcasts yet."},

@@ -3,9 +3,10 @@ from datetime import timedelta
 
 import pytest
 
+from app.bot.history import job_view_text
 from app.clock import utcnow
 from app.extensions import db
-from app.models import User
+from app.models import BroadcastJob, User
 from app.models.user import CHANNEL_MEMBER
 from app.services import audit, users
 from app.services.broadcast import jobs
@@ -60,10 +61,28 @@ def test_stats_counts_a_seeded_population(client, simulator):
 
     send(client, simulator, "/stats")
     assert texts_to(simulator) == [t("stats", users=6, active_7d=3, active_30d=5, blocked=2, opted_out=1,
-                                     channel_members=2, new_today=1, new_week=2)]
+                                     channel_members=2, new_today=1, new_week=2, clicks="")]
     send(client, simulator, "/stats", language_code="en")
     assert texts_to(simulator)[-1] == t("stats", "en", users=6, active_7d=3, active_30d=5, blocked=2, opted_out=1,
-                                        channel_members=2, new_today=1, new_week=2)
+                                        channel_members=2, new_today=1, new_week=2, clicks="")
+
+
+@pytest.mark.parametrize("lang", ["fa", "en"])
+def test_stats_and_job_view_show_the_clicks_of_a_broadcast_with_a_button(client, simulator, app, lang):
+    create_user(ADMIN_ID)
+    create_users([7001, 7002])
+    settings = engine_settings()
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, settings=settings, button_text="b",
+                          button_url="https://example.com/x", content={"type": "text", "text": "hi"})
+    pump(job.id, 20, settings=settings)
+    # Two clicks of one recipient: one recipient clicked, of the job's copies.
+    db.session.execute(db.update(BroadcastJob).where(BroadcastJob.id == job.id).values(click_count=2, clicked_count=1))
+    db.session.commit()
+    view = job_status(reload(job.id))
+    rate = f"{1 / view.sent * 100:.1f}%"
+    send(client, simulator, "/stats", language_code=lang)
+    assert texts_to(simulator)[-1].endswith(t("stats_clicks", lang, id=job.id, clicks=1, total=2, rate=rate))
+    assert t("clicks_line", lang, clicks=1, total=2, rate=rate) in job_view_text(view, ADMIN_ID, [], lang, utcnow())
 
 
 def test_recent_jobs_view_and_every_admin_action_is_audited(client, simulator):

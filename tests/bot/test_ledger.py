@@ -92,8 +92,8 @@ def test_export_sends_the_ledger_as_a_csv_document(client, simulator, monkeypatc
     ids = dict(db.session.execute(select(BroadcastJobItem.user_id, BroadcastJobItem.message_id)
                                   .where(BroadcastJobItem.job_id == job_id)).all())
     db.session.commit()
-    assert lines[0] == "user_id,username,status,error,time,message_id,source" and len(lines) == 5
-    assert lines[1].startswith(f"{OK},علی,sent,,") and lines[1].endswith(f",{ids[OK]},")
+    assert lines[0] == "user_id,username,status,error,time,message_id,clicked_at,source" and len(lines) == 5
+    assert lines[1].startswith(f"{OK},علی,sent,,") and lines[1].endswith(f",{ids[OK]},,")  # not clicked, no source
     assert ids[OK] == simulator.deliveries("sendMessage", OK)[0]["message_id"]
     assert lines[2].startswith(f"{REFUSED},sara,failed,Bad Request: message refused by the simulator,,")
     assert lines[3].startswith(f"{BLOCKED},,skipped,Forbidden: bot was blocked by the user,,")

@@ -126,7 +126,7 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
         audience_sources="ad1,ad2", silent=True, protect=True, created_at=datetime(2026, 12, 1, 10, 0, 0, 500_000),
         started_at=datetime(2026, 12, 1, 10, 0, 5),
         finished_at=datetime(2026, 12, 1, 10, 0, 15), send_at=datetime(2026, 12, 1, 9, 30),
-        missed_at=datetime(2026, 12, 1, 9, 31)))
+        missed_at=datetime(2026, 12, 1, 9, 31), click_count=9, clicked_count=8))
     db.session.commit()
     result = runner.invoke(args=["broadcast", "status", str(job.id)])
     assert result.exit_code == 0, result.output
@@ -139,6 +139,7 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
         "created_at": "2026-12-01T10:00:00Z", "started_at": "2026-12-01T10:00:05Z",
         "finished_at": "2026-12-01T10:00:15Z", "send_at": "2026-12-01T09:30:00Z",
         "send_at_tehran": "2026-12-01T13:00:00+03:30", "schedule_missed": True,
+        "clicks": 8, "click_total": 9, "click_rate": 0.7273,
     }
     assert result.stdout == json.dumps(expected, ensure_ascii=False, indent=2) + "\n"
 

@@ -81,11 +81,11 @@ def expected_csv(job_id: int) -> bytes:
     rows = db.session.execute(select(I.user_id, I.status, I.error, I.sent_at, I.message_id)
                               .where(I.job_id == job_id).order_by(I.id)).all()
     db.session.commit()
-    lines = ["user_id,username,status,error,time,message_id,source"]
+    lines = ["user_id,username,status,error,time,message_id,clicked_at,source"]
     for user_id, status, error, sent_at, message_id in rows:
         name = NAMES[user_id - BASE_ID] or ""
         at = sent_at.strftime("%Y-%m-%d %H:%M:%S") if sent_at else ""
-        lines.append(f"{user_id},{name},{status},{error or ''},{at},{message_id or ''},")
+        lines.append(f"{user_id},{name},{status},{error or ''},{at},{message_id or ''},,")  # nobody clicked, no source
     return codecs.BOM_UTF8 + "\r\n".join(lines + [""]).encode()
 
 
@@ -134,9 +134,9 @@ def expected_rows(job_id: int) -> list[list[str]]:
                               .where(I.job_id == job_id).order_by(I.id)).all()
     db.session.commit()
     names = list(TRICKY_NAMES.values())
-    return [["user_id", "username", "status", "error", "time", "message_id", "source"]] + [
+    return [["user_id", "username", "status", "error", "time", "message_id", "clicked_at", "source"]] + [
         [str(user_id), names[user_id - BASE_ID], status, TRICKY_ERRORS.get(error, error or ""),
-         sent_at.strftime("%Y-%m-%d %H:%M:%S"), str(message_id), ""]
+         sent_at.strftime("%Y-%m-%d %H:%M:%S"), str(message_id), "", ""]
         for user_id, status, error, sent_at, message_id in rows]
 
 

@@ -12,7 +12,7 @@ from app.repository import broadcast_items as items
 from app.services import audit
 
 # source: the user's first /start payload (where they came from); empty when none.
-HEADER = ("user_id", "username", "status", "error", "time", "message_id", "source")
+HEADER = ("user_id", "username", "status", "error", "time", "message_id", "clicked_at", "source")
 # Rows per keyset page: each page is one short read transaction.
 PAGE_ROWS = 2000
 # Excel reads a CSV as UTF-8 (Persian names) only with a byte order mark.
@@ -45,6 +45,11 @@ def text_cell(value: str | None) -> str:
     return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
+def _time(value) -> str:
+    """Render a ledger time (naive UTC) to the second, or "" when there is none."""
+    return value.isoformat(sep=" ", timespec="seconds") if value else ""
+
+
 def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[bytes, int]]:
     """Yield the ledger as UTF-8 CSV with a BOM, one (chunk, rows in it) per page, in item id order."""
     page_rows = page_rows or PAGE_ROWS
@@ -60,11 +65,10 @@ def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[byte
             return
         buffer.seek(0)
         buffer.truncate()
-        for _, user_id, username, status, error, sent_at, message_id, source in rows:
-            at = sent_at.isoformat(sep=" ", timespec="seconds") if sent_at else ""
+        for _, user_id, username, status, error, sent_at, message_id, clicked_at, source in rows:
             # Ids stay numbers; every text cell is neutralised (a username or an error can start with "=").
-            writer.writerow((user_id, text_cell(username), text_cell(status), text_cell(error), at,
-                             message_id or "", text_cell(source)))
+            writer.writerow((user_id, text_cell(username), text_cell(status), text_cell(error), _time(sent_at),
+                             message_id or "", _time(clicked_at), text_cell(source)))
         yield buffer.getvalue().encode(), len(rows)
         after = rows[-1][0]
 

@@ -41,6 +41,18 @@ def unsent_line(status: JobView, lang: str, key: str = "unsent_pending") -> str:
     return t(key, lang, n=status.pending)
 
 
+def clicks_line(status: JobView, lang: str) -> str:
+    """Render the clicks line of a job whose copies carry a link button ("" otherwise); the rate per delivered copy."""
+    if not status.has_button:
+        return ""
+    return "\n" + t("clicks_line", lang, clicks=status.clicks, total=status.click_total, rate=percent_text(status))
+
+
+def percent_text(status: JobView) -> str:
+    """Render the click rate as a percentage, or "-" before any copy was delivered."""
+    return f"{status.click_rate * 100:.1f}%" if status.click_rate is not None else "-"
+
+
 def action_counts(status: JobView, lang: str) -> str:
     """Render an unsend/edit job's counters: done, already gone, too old (unsend), skipped, failed, unknown."""
     return t(f"action_counts_{status.kind}", lang, sent=status.sent, gone=status.gone,
@@ -81,11 +93,12 @@ def summary_text(status: JobView, lang: str) -> str:
     duration = format_duration(status.duration, lang)
     if status.is_action:
         return t("summary_action", lang, title=action_title(status, lang), status=t(f"status_{status.status}", lang),
-                 counts=action_counts(status, lang), unsent=unsent_line(status, lang, "unsent_not_sent"),
+                 counts=action_counts(status, lang),
+                 unsent=unsent_line(status, lang, "unsent_not_sent") + clicks_line(status, lang),
                  duration=duration)
     return t("summary", lang, id=status.id, status=t(f"status_{status.status}", lang), sent=status.sent,
              failed=status.failed, skipped=status.skipped, unknown=status.unknown,
-             unsent=unsent_line(status, lang, "unsent_not_sent"), duration=duration)
+             unsent=unsent_line(status, lang, "unsent_not_sent") + clicks_line(status, lang), duration=duration)
 
 
 def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMarkup | None:

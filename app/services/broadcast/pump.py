@@ -15,7 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, RUNNING, BroadcastJob
-from app.services.broadcast import greeting, text_rules
+from app.services.broadcast import clicks, greeting, text_rules
 from app.services.broadcast.content import action_params, message_params, target_params
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
@@ -68,6 +68,7 @@ class Pump:
         self.personal = False  # each copy greets its recipient by name (set by run)
         self.booker: Booker | None = None  # set by run, once the job's parts are known
         self.outbox_worker = False
+        self.track = None  # each copy's button gets its own tracked link (set by run, see clicks.tracker)
         self.action = False  # an unsend or edit job (set by run)
 
     def halt(self) -> None:
@@ -155,9 +156,11 @@ class Pump:
                       keep=self.lease.keep, pause=self.lease.pause_for, stopped=lambda: self.stop)
 
     def personal_params(self, params: dict, claim: Claim) -> dict:
-        """Return the call's parameters for this claimed item: an action's copy, a greeting by name."""
+        """Return the call's parameters for this claimed item: an action's copy, a tracked link, a greeting by name."""
         if self.action:
             params = target_params(self.method, params, claim.message_id, claim.part_ids)
+        if self.track:
+            params = self.track(params, claim.item_id, claim.user_id)
         if not self.personal:
             return params
         # A send or a text edit carries "text"; an album's edit, its "caption".
@@ -200,6 +203,7 @@ class Pump:
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1)
         self.personal = greeting.is_personal(job)
+        self.track = clicks.tracker(job)
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         notifier = Notifier(self.outbox, self.clock, self.deadline, worker=self.outbox_worker)
         recorder = Recorder(job, window, lease=self.lease, notifier=notifier, settings=self.settings,

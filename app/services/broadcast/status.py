@@ -9,7 +9,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.clock import utcnow
-from app.models.broadcast import CANCELLED, COMPLETED, FINAL_STATUSES, KIND_SEND, PAUSED, BroadcastJob
+from app.models.broadcast import (
+    CANCELLED,
+    COMPLETED,
+    CONTENT_ALBUM,
+    FINAL_STATUSES,
+    KIND_SEND,
+    KIND_UNSEND,
+    PAUSED,
+    BroadcastJob,
+)
 from app.services.broadcast.send_time import tehran_iso
 
 
@@ -60,6 +69,16 @@ class JobView:
     send_at: datetime | None
     send_at_tehran: str | None
     schedule_missed: bool
+    # Tracked button clicks (app.services.broadcast.clicks): recipients who clicked, and every click.
+    # has_button: the copies carry a link button (an album or an unsend has none).
+    has_button: bool = False
+    clicks: int = 0
+    click_total: int = 0
+
+    @property
+    def click_rate(self) -> float | None:
+        """Recipients who clicked per delivered copy (0..1, 4 decimals); None before any copy was delivered."""
+        return round(self.clicks / self.sent, 4) if self.sent else None
 
     @property
     def is_action(self) -> bool:
@@ -95,6 +114,7 @@ class JobView:
             "finished_at": _iso(self.finished_at),
             "send_at": _iso(self.send_at), "send_at_tehran": self.send_at_tehran,
             "schedule_missed": self.schedule_missed,
+            "clicks": self.clicks, "click_total": self.click_total, "click_rate": self.click_rate,
         }
 
 
@@ -131,6 +151,8 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
         finished_at=_second(job.finished_at),
         send_at=_second(job.send_at), send_at_tehran=tehran_iso(job.send_at),
         schedule_missed=job.missed_at is not None,
+        has_button=bool(job.button_url) and job.content_type != CONTENT_ALBUM and job.kind != KIND_UNSEND,
+        clicks=job.clicked_count or 0, click_total=job.click_count or 0,
     )
 
 

@@ -1,0 +1,38 @@
+"""Click tracking's two statements: a tracked link's target, and the click recorded (guarded UPDATEs)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select, update
+
+from app.extensions import db
+from app.models.broadcast import CONTENT_ALBUM, KIND_SEND, BroadcastJob, BroadcastJobItem
+
+I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
+J = BroadcastJob
+
+
+def click_target(item_id: int) -> tuple[int, int, str | None] | None:
+    """Return (job id, user id, the job's button URL) of an item, or None when there is no such item (one SELECT)."""
+    row = db.session.execute(select(I.job_id, I.user_id, J.button_url).join(J, J.id == I.job_id)
+                             .where(I.id == item_id)).first()
+    return tuple(row) if row else None
+
+
+def record_click(job_id: int, item_id: int, now: datetime) -> bool:
+    """Count one click on the job; return True when it was the recipient's first (their clicked_at set now).
+
+    The guarded UPDATE decides "first" in the database, so two simultaneous
+    first clicks of one recipient count one unique click.
+    """
+    first = db.session.execute(update(I).where(I.id == item_id, I.clicked_at.is_(None))
+                               .values(clicked_at=now)).rowcount == 1
+    db.session.execute(update(J).where(J.id == job_id).values(
+        click_count=J.click_count + 1, clicked_count=J.clicked_count + (1 if first else 0)))
+    return first
+
+
+def latest_with_button() -> BroadcastJob | None:
+    """Return the newest send job whose copies carry a link button (what /stats reports clicks of), or None."""
+    return db.session.execute(select(J).where(J.kind == KIND_SEND, J.button_url.is_not(None),
+                                              J.content_type != CONTENT_ALBUM).order_by(J.id.desc()).limit(1)).scalar()

@@ -1,0 +1,28 @@
+"""Click tracking: each recipient's first click on the tracked button (items.clicked_at) and the job's click counters.
+
+Revision ID: 0014
+Revises: 0012
+"""
+from alembic import op
+import sqlalchemy as sa
+
+revision = "0014"
+down_revision = "0013"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    with op.batch_alter_table("broadcast_job_items") as batch:
+        batch.add_column(sa.Column("clicked_at", sa.DateTime(), nullable=True))
+    with op.batch_alter_table("broadcast_jobs") as batch:
+        batch.add_column(sa.Column("click_count", sa.Integer(), nullable=False, server_default="0"))
+        batch.add_column(sa.Column("clicked_count", sa.Integer(), nullable=False, server_default="0"))
+
+
+def downgrade():
+    with op.batch_alter_table("broadcast_jobs") as batch:
+        batch.drop_column("clicked_count")
+        batch.drop_column("click_count")
+    with op.batch_alter_table("broadcast_job_items") as batch:
+        batch.drop_column("clicked_at")

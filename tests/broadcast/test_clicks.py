@@ -1,0 +1,185 @@
+"""Click tracking end to end: per-recipient signed links, the /r/ redirect, its counters, view, summary and export."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from urllib.parse import urlsplit
+
+import pytest
+
+from app.extensions import db
+from app.models import BroadcastJobItem
+from app.services import audit
+from app.services.broadcast import actions, clicks, export, jobs, retry
+from app.services.broadcast.drain import pump
+from app.services.broadcast.progress import summary_text
+from app.services.broadcast.status import job_status
+from app.texts import t
+from tests.broadcast.helpers import BASE_ID, create_users, engine_settings, reload
+
+PUBLIC = "https://bot.example.com"
+TARGET = "https://example.com/offer?x=1"
+SETTINGS = engine_settings(broadcast_rate_per_second=28)
+
+
+@pytest.fixture
+def tracked(app):
+    """The app with PUBLIC_URL set, as a deployment that tracks clicks."""
+    app.config["PUBLIC_URL"] = PUBLIC
+    yield app
+    app.config["PUBLIC_URL"] = None
+
+
+def button_job(url: str = TARGET, **kw):
+    """Create a text job with a link button."""
+    return jobs.create_job(audience="all", created_by=1001, settings=SETTINGS, button_text="ببین 👀", button_url=url,
+                           content={"type": "text", "text": "<b>سلام</b>"}, **kw)
+
+
+def links(simulator, job_id: int | None = None) -> dict[int, str]:
+    """Return {recipient chat: the button URL of their newest copy} (admins' messages left out)."""
+    got = {}
+    for m in simulator.bot_messages():
+        markup = m.get("reply_markup")
+        if m["chat_id"] >= BASE_ID and markup:
+            got[m["chat_id"]] = markup["inline_keyboard"][0][0]["url"]
+    return got
+
+
+def token_of(link: str) -> str:
+    """Return the token at the end of a tracked link."""
+    assert link.startswith(PUBLIC + clicks.PATH), link
+    return link[len(PUBLIC + clicks.PATH):]
+
+
+def click(client, token: str, query: str = ""):
+    """Follow a tracked link the way a recipient's browser does."""
+    return client.get(clicks.PATH + token + query)
+
+
+def counts(job_id: int) -> tuple[int, int]:
+    """Return (recipients who clicked, every click) of a job."""
+    view = job_status(reload(job_id))
+    return view.clicks, view.click_total
+
+
+def sent_tracked(simulator, n: int = 3):
+    """Send a tracked button job to n users; return (job, {user: token})."""
+    create_users(n)
+    job = button_job()
+    assert pump(job.id, 20, settings=SETTINGS).stop == "done"
+    return job, {user: token_of(link) for user, link in links(simulator).items()}
+
+
+def test_each_copy_gets_its_own_link_and_the_first_click_counts_once(tracked, simulator, client):
+    job, tokens = sent_tracked(simulator, 3)
+    assert len(set(tokens.values())) == 3, "one token per recipient"
+    for token in tokens.values():
+        assert str(BASE_ID) not in token and len(token) == 27, "no user id in the link"
+    first = tokens[BASE_ID]
+    answer = click(client, first)
+    assert answer.status_code == 302 and answer.headers["Location"] == TARGET
+    assert answer.headers["Cache-Control"] == "no-store"
+    assert counts(job.id) == (1, 1)
+    assert click(client, first).status_code == 302
+    assert counts(job.id) == (1, 2), "a second click of the same recipient: total only"
+    click(client, tokens[BASE_ID + 1])
+    assert counts(job.id) == (2, 3)
+    item = db.session.execute(db.select(BroadcastJobItem).where(BroadcastJobItem.user_id == BASE_ID)).scalar_one()
+    assert item.clicked_at is not None
+    view = job_status(reload(job.id))
+    assert view.as_dict()["clicks"] == 2 and view.as_dict()["click_rate"] == round(2 / 3, 4)
+
+
+def test_forged_altered_and_unknown_tokens_redirect_nowhere(tracked, simulator, client):
+    job, tokens = sent_tracked(simulator, 2)
+    token = tokens[BASE_ID]
+    flip = {c: ("B" if c == "A" else "A") for c in set(token)}
+    for i in range(len(token)):  # every single-character change
+        altered = token[:i] + flip[token[i]] + token[i + 1:]
+        assert click(client, altered).status_code == 404, f"altered at {i}: {altered}"
+    forged = clicks.make_token(b"not our key", job.id, clicks.item_of(token), BASE_ID)
+    assert click(client, forged).status_code == 404
+    unknown = clicks.make_token(clicks._key(), job.id, 999_999_999, BASE_ID)
+    assert click(client, unknown).status_code == 404
+    for junk in ("", "x", token + "A", token[:-1], "../healthz", "%00" * 9):
+        assert click(client, junk).status_code == 404
+    assert counts(job.id) == (0, 0)
+
+
+def test_a_token_of_job_a_never_redirects_to_job_b_and_the_query_is_ignored(tracked, simulator, client):
+    job_a, tokens = sent_tracked(simulator, 1)
+    other = "https://other.example.org/b"
+    job_b = button_job(other)
+    assert pump(job_b.id, 20, settings=SETTINGS).stop == "done"
+    token_a = tokens[BASE_ID]
+    item_b = db.session.execute(db.select(BroadcastJobItem.id).where(BroadcastJobItem.job_id == job_b.id)).scalar()
+    # Job B's item id with job A's MAC: the MAC binds job, item and user together.
+    spliced = clicks._b64(clicks._ID.pack(item_b)) + token_a[clicks._ID_CHARS:]
+    assert click(client, spliced).status_code == 404
+    for query in ("?next=https://evil.example", "?url=https://evil.example", "?next=//evil.example&url=x"):
+        answer = click(client, token_a, query)
+        assert answer.status_code == 302 and answer.headers["Location"] == TARGET
+    assert counts(job_a.id) == (1, 3) and counts(job_b.id) == (0, 0)
+
+
+def test_without_public_url_the_button_is_the_plain_url(app, simulator, client):
+    create_users(2)
+    job = button_job()
+    pump(job.id, 20, settings=SETTINGS)
+    assert set(links(simulator).values()) == {TARGET}
+    assert job_status(reload(job.id)).as_dict()["clicks"] == 0
+
+
+def test_a_retry_copies_count_on_the_retry_job(tracked, simulator, client):
+    simulator.configure(per_chat_limits=False)
+    users = create_users(3)
+    simulator.state.set_chats("refuse", users[2:])
+    job = button_job()
+    pump(job.id, 20, settings=SETTINGS)
+    simulator.state.set_chats("restore", users[2:])
+    again = retry.retry_job(job.id, actor=audit.ACTOR_CLI, settings=SETTINGS)
+    assert pump(again.id, 20, settings=SETTINGS).stop == "done"
+    assert click(client, token_of(links(simulator)[users[2]])).status_code == 302
+    assert counts(again.id) == (1, 1) and counts(job.id) == (0, 0)
+
+
+def test_an_edit_that_keeps_the_button_keeps_per_recipient_links(tracked, simulator, client):
+    job, _ = sent_tracked(simulator, 2)
+    edit = actions.edit_job(job.id, "تازه", actor=audit.ACTOR_CLI, settings=SETTINGS)
+    for _ in range(3):
+        if pump(edit.id, 20, settings=SETTINGS).stop == "done":
+            break
+    after = links(simulator)
+    assert len(set(after.values())) == 2 and all(urlsplit(u).path.startswith(clicks.PATH) for u in after.values())
+    assert click(client, token_of(after[BASE_ID])).headers["Location"] == TARGET
+    assert counts(edit.id) == (1, 1)
+
+
+def test_export_status_json_summary_and_view_show_clicks(tracked, simulator, client, runner):
+    job, tokens = sent_tracked(simulator, 2)
+    click(client, tokens[BASE_ID])
+    out = io.BytesIO()
+    export.export_csv(job.id, out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue().decode("utf-8-sig"))))
+    by_user = {int(r["user_id"]): r["clicked_at"] for r in rows}
+    assert by_user[BASE_ID] != "" and by_user[BASE_ID + 1] == ""
+    status = json.loads(runner.invoke(args=["broadcast", "status", str(job.id)]).output)
+    assert (status["clicks"], status["click_total"], status["click_rate"]) == (1, 1, 0.5)
+    view = job_status(reload(job.id))
+    for lang in ("fa", "en"):
+        line = t("clicks_line", lang, clicks=1, total=1, rate="50.0%")
+        assert line in summary_text(view, lang)
+
+
+def test_the_public_url_is_checked_at_start():
+    from app.config import ConfigError, parse_public_url
+
+    assert parse_public_url("https://bot.example.com/") == "https://bot.example.com"
+    assert parse_public_url("https://example.com/bot") == "https://example.com/bot"
+    assert parse_public_url("") is None
+    for bad in ("http://bot.example.com", "https://bot.example.com/?a=1", "https://u:p@bot.example.com",
+                "https://bot.example.com/#x", "bot.example.com", "https://"):
+        with pytest.raises(ConfigError, match="PUBLIC_URL"):
+            parse_public_url(bad)
