@@ -33,7 +33,7 @@ VIEW_AUDIT_ENTRIES = 15
 
 
 def on_stats(ctx: BotContext) -> None:
-    """Answer /stats with the population counts, the top sources and the clicks of the newest broadcast with a button."""
+    """Answer /stats: the population counts, the top sources, the clicks of the newest broadcast with a button."""
     counts = stats.user_stats()
     sources = stats.source_stats()
     job = clicks.latest_with_button()
