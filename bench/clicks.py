@@ -6,8 +6,8 @@ simulator (Telegram's limits, --latency ms). Once the broadcast has started,
 --clicks GETs of /r/<token> (every --repeat-th one a second click of a
 recipient already clicked) go from --threads client threads to
 `gunicorn -w --workers wsgi:app`, redirects not followed. Afterwards the job's
-counters must say exactly what was sent: every click in click_count, each
-recipient once in clicked_count; the broadcast must have kept sending.
+counters must say exactly what was sent: every click in clicks_total, each
+recipient once in clicks_unique; the broadcast must have kept sending.
 
     .venv/bin/python -m bench.clicks [--db sqlite|mariadb|both] [--clicks 500] [--threads 20] [--workers 2]
 """
@@ -151,7 +151,7 @@ def run(kind: str, url: str, args) -> dict:
             stop_gunicorn(gunicorn)
         db.session.expire_all()
         row = db.session.get(BroadcastJob, job.id)
-        counted_total, counted_unique = row.click_count, row.clicked_count
+        counted_total, counted_unique = row.clicks_total, row.clicks_unique
         db.session.commit()
     ok = statuses.get(302, 0)
     return {"db": kind, "workers": args.workers, "threads": args.threads, "clicks": len(latencies), "ok_302": ok,

@@ -169,8 +169,8 @@ class BroadcastJob(db.Model):
     gone_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     too_old_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Clicks on the tracked button (app.services.broadcast.clicks): every valid one, and recipients who clicked.
-    click_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    clicked_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    clicks_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    clicks_unique: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     kind: Mapped[str] = mapped_column(String(8), default=KIND_SEND, server_default=KIND_SEND)
     # An action job's source: the broadcast whose copies it deletes or edits.
     source_job_id: Mapped[int | None] = mapped_column(BigInteger, index=True)

@@ -28,7 +28,7 @@ def record_click(job_id: int, item_id: int, now: datetime) -> bool:
     first = db.session.execute(update(I).where(I.id == item_id, I.clicked_at.is_(None))
                                .values(clicked_at=now)).rowcount == 1
     db.session.execute(update(J).where(J.id == job_id).values(
-        click_count=J.click_count + 1, clicked_count=J.clicked_count + (1 if first else 0)))
+        clicks_total=J.clicks_total + 1, clicks_unique=J.clicks_unique + (1 if first else 0)))
     return first
 
 

@@ -16,13 +16,13 @@ def upgrade():
     with op.batch_alter_table("broadcast_job_items") as batch:
         batch.add_column(sa.Column("clicked_at", sa.DateTime(), nullable=True))
     with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.add_column(sa.Column("click_count", sa.Integer(), nullable=False, server_default="0"))
-        batch.add_column(sa.Column("clicked_count", sa.Integer(), nullable=False, server_default="0"))
+        batch.add_column(sa.Column("clicks_total", sa.Integer(), nullable=False, server_default="0"))
+        batch.add_column(sa.Column("clicks_unique", sa.Integer(), nullable=False, server_default="0"))
 
 
 def downgrade():
     with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("clicked_count")
-        batch.drop_column("click_count")
+        batch.drop_column("clicks_unique")
+        batch.drop_column("clicks_total")
     with op.batch_alter_table("broadcast_job_items") as batch:
         batch.drop_column("clicked_at")

@@ -76,7 +76,7 @@ def test_stats_and_job_view_show_the_clicks_of_a_broadcast_with_a_button(client,
                           button_url="https://example.com/x", content={"type": "text", "text": "hi"})
     pump(job.id, 20, settings=settings)
     # Two clicks of one recipient: one recipient clicked, of the job's copies.
-    db.session.execute(db.update(BroadcastJob).where(BroadcastJob.id == job.id).values(click_count=2, clicked_count=1))
+    db.session.execute(db.update(BroadcastJob).where(BroadcastJob.id == job.id).values(clicks_total=2, clicks_unique=1))
     db.session.commit()
     view = job_status(reload(job.id))
     rate = f"{1 / view.sent * 100:.1f}%"

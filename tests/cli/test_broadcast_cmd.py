@@ -126,7 +126,7 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
         audience_sources="ad1,ad2", silent=True, protect=True, created_at=datetime(2026, 12, 1, 10, 0, 0, 500_000),
         started_at=datetime(2026, 12, 1, 10, 0, 5),
         finished_at=datetime(2026, 12, 1, 10, 0, 15), send_at=datetime(2026, 12, 1, 9, 30),
-        missed_at=datetime(2026, 12, 1, 9, 31), click_count=9, clicked_count=8))
+        missed_at=datetime(2026, 12, 1, 9, 31), clicks_total=9, clicks_unique=8))
     db.session.commit()
     result = runner.invoke(args=["broadcast", "status", str(job.id)])
     assert result.exit_code == 0, result.output

@@ -152,7 +152,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
         send_at=_second(job.send_at), send_at_tehran=tehran_iso(job.send_at),
         schedule_missed=job.missed_at is not None,
         has_button=bool(job.button_url) and job.content_type != CONTENT_ALBUM and job.kind != KIND_UNSEND,
-        clicks=job.clicked_count or 0, click_total=job.click_count or 0,
+        clicks=job.clicks_unique or 0, click_total=job.clicks_total or 0,
     )
 
 
