@@ -41,7 +41,8 @@ def main(args: list[str]) -> int:
                 os.sync()
                 time.sleep(SETTLE_SECONDS)
             print(f"== {name} tests", flush=True)
-            codes.append(subprocess.call([sys.executable, "-m", "pytest", *extra, *args], env=env))
+            phase_env = dict(env, UPK_SLOW_FILES_FIRST="1") if name == "parallel" else env
+            codes.append(subprocess.call([sys.executable, "-m", "pytest", *extra, *args], env=phase_env))
     finally:
         if cache:
             shutil.rmtree(cache, ignore_errors=True)
