@@ -1,7 +1,7 @@
 """Click tracking: each recipient's first click on the tracked button (items.clicked_at) and the job's click counters.
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 """
 from alembic import op
 import sqlalchemy as sa
