@@ -21,7 +21,7 @@ from datetime import timedelta
 
 import pytest
 import requests
-from sqlalchemy import update
+from sqlalchemy import text, update
 
 from app.extensions import db
 from app.models import BroadcastJob
@@ -98,6 +98,25 @@ def cron(base: str, processed: Counter, over: threading.Event, errors: list, cal
         errors.append(exc)
 
 
+class ConnectionWatch:
+    """On MySQL/MariaDB, the most connections to the test database seen at once (every process, this one too)."""
+
+    def __init__(self, engine):
+        self.engine, self.most = engine, None
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="connections", daemon=True)
+
+    def _run(self) -> None:
+        if self.engine.dialect.name not in ("mysql", "mariadb"):
+            return
+        with self.engine.connect() as conn:
+            while not self.stop.wait(0.1):
+                n = conn.execute(text("SELECT COUNT(*) FROM information_schema.processlist "
+                                      "WHERE db = DATABASE()")).scalar_one()
+                conn.rollback()
+                self.most = max(self.most or 0, n)
+
+
 def alerts(simulator, chat_id: int) -> list[str]:
     """Return the cron alerts one admin received."""
     return [d.get("text") or "" for d in simulator.deliveries("sendMessage", chat_id)
@@ -120,6 +139,8 @@ def test_two_servers_on_one_database_share_the_cap_the_lease_and_the_alert(app, 
     db.session.commit()
     env = {**process_env(database_url, simulator), "ADMIN_IDS": f"{ADMIN_ID},{SECOND_ADMIN}"}
     servers, bases, traffic = [], [], None
+    connections = ConnectionWatch(db.engine)
+    connections.thread.start()
     try:
         for hostname, address, skew in SERVERS:
             server_env = {**env, "HOSTNAME": hostname, "CLOCK_SKEW_SECONDS": str(skew)}
@@ -147,6 +168,7 @@ def test_two_servers_on_one_database_share_the_cap_the_lease_and_the_alert(app, 
         if traffic is not None:
             traffic.stop.set()
             traffic.thread.join(40)
+        connections.stop.set()
         for proc in servers:
             stop_process(proc)
 
@@ -172,4 +194,5 @@ def test_two_servers_on_one_database_share_the_cap_the_lease_and_the_alert(app, 
            sent_on_traffic=on_traffic, sent_by_cron=[s["sent"] for s in sent_by],
            fallback_slices=runs["fallback"].runs, cron_runs=runs["cron"].runs, starts=len(traffic.users),
            busiest_second_sent=arrivals.busiest_second_sent(), busiest_second_all=stats["busiest_second_all"],
-           http_429=stats["429_total"], total_seconds=round(time.monotonic() - started, 1))
+           http_429=stats["429_total"], db_connections_most=connections.most,
+           total_seconds=round(time.monotonic() - started, 1))
