@@ -53,29 +53,47 @@ DEADLINE = 60.0
 
 
 class Traffic:
-    """A /start from a new user every `every` seconds, alternating between the servers, until stopped."""
+    """New users' /starts: `burst` at the same moment on each server, then one every `every` s, alternating."""
 
-    def __init__(self, bases: list[str], every: float = 0.25):
-        self.bases, self.every = bases, every
+    def __init__(self, bases: list[str], burst: int = 3, every: float = 0.25):
+        self.bases, self.burst, self.every = bases, burst, every
         self.users: list[int] = []
         self.statuses: Counter = Counter()
+        self.lock = threading.Lock()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="starts", daemon=True)
 
-    def _run(self) -> None:
-        sessions = [requests.Session() for _ in self.bases]
-        while not self.stop.is_set():
+    def _post(self, session: requests.Session, base: str) -> None:
+        with self.lock:
             i = len(self.users)
-            user = NEW_USER_BASE + i
-            try:
-                answer = sessions[i % 2].post(self.bases[i % 2] + "/telegram/webhook", timeout=30,
-                                              json=message_update(user, "/start", update_id=700_000 + i),
-                                              headers={"X-Telegram-Bot-Api-Secret-Token": WEBHOOK_SECRET})
-                self.statuses[answer.status_code] += 1
-            except requests.RequestException as exc:
-                self.statuses[type(exc).__name__] += 1
-            self.users.append(user)
-            self.stop.wait(self.every)
+            self.users.append(NEW_USER_BASE + i)
+        try:
+            answer = session.post(base + "/telegram/webhook", timeout=30,
+                                  json=message_update(NEW_USER_BASE + i, "/start", update_id=700_000 + i),
+                                  headers={"X-Telegram-Bot-Api-Secret-Token": WEBHOOK_SECRET})
+            status = answer.status_code
+        except requests.RequestException as exc:
+            status = type(exc).__name__
+        with self.lock:
+            self.statuses[status] += 1
+
+    def _run(self) -> None:
+        # Every server sees the outage at once: each first answer races for the one alert.
+        together = threading.Barrier(self.burst * len(self.bases))
+
+        def first(base: str) -> None:
+            together.wait()
+            self._post(requests.Session(), base)
+
+        racers = [threading.Thread(target=first, args=(base,)) for base in self.bases for _ in range(self.burst)]
+        for racer in racers:
+            racer.start()
+        for racer in racers:
+            racer.join(60)
+        sessions = [requests.Session() for _ in self.bases]
+        while not self.stop.wait(self.every):
+            n = len(self.users)
+            self._post(sessions[n % 2], self.bases[n % 2])
 
 
 def cron(base: str, processed: Counter, over: threading.Event, errors: list, calls: int | None = None) -> None:
