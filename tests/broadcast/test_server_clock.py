@@ -13,9 +13,11 @@ from datetime import timedelta
 import pytest
 
 from app import clock
+from app.extensions import db
 from app.models.broadcast import CANCELLED
 from app.repository.db_clock import db_utcnow
 from app.services.broadcast import actions, cron_watch, jobs
+from app.services.broadcast.status import job_status
 from app.services.settings import load_settings
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.broadcast.test_actions import sent_job
@@ -52,3 +54,13 @@ def test_the_delete_window_is_judged_on_the_database_clock(app, simulator, monke
     # This server's clock is two days ahead: the copies are minutes old by the database's clock.
     skew_this_server(monkeypatch, timedelta(hours=49))
     assert actions.check_source(reload(job_id), "unsend") == 2
+
+
+def test_the_rate_and_eta_of_a_running_job_do_not_depend_on_this_servers_clock(app, monkeypatch):
+    create_users(10)
+    job = reload(create_text_job().id)
+    job.sent_count, job.started_at = 4, db_utcnow() - timedelta(seconds=2)  # 4 copies in about 2 s
+    db.session.commit()
+    skew_this_server(monkeypatch, OFF)
+    view = job_status(reload(job.id))
+    assert 1.0 <= view.rate <= 2.0 and 3 <= view.eta <= 6, (view.rate, view.eta)
