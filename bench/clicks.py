@@ -112,15 +112,17 @@ def run(kind: str, url: str, args) -> dict:
         insert_users(args.users)
         port = free_port()
         gunicorn = start_gunicorn(url, sim.base_url, args.workers, port, channel=False)
-        job = create_text_job(settings, tracking=True)
-        signed = tokens(job.id)
+        # A plain id, never the ORM object: the pump thread reading job.id would lazy-load it through this
+        # thread's session once expire_all() expired it, and two threads in one session fail (then hang).
+        job_id = create_text_job(settings, tracking=True).id
+        signed = tokens(job_id)
         done, stops = threading.Event(), []
 
         def pump_loop():
             # Pump calls back to back, as cron would, until the burst is over or the job ends.
             with app.app_context():
                 while not done.is_set():
-                    stops.append(pump(job.id, 5, settings=settings).stop)
+                    stops.append(pump(job_id, 5, settings=settings).stop)
                     if stops[-1] in ("done", "cancelled"):
                         return
                     if stops[-1] != "budget":
@@ -130,7 +132,7 @@ def run(kind: str, url: str, args) -> dict:
         pumper.start()
         try:
             deadline = time.monotonic() + START_SECONDS
-            while sent_so_far(job.id) < STARTED_AFTER:
+            while sent_so_far(job_id) < STARTED_AFTER:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the broadcast did not start sending (pump stops: {stops})")
                 time.sleep(0.05)
@@ -141,16 +143,16 @@ def run(kind: str, url: str, args) -> dict:
                 if (i + 1) % (args.repeat - 1) == 0 and len(paths) < args.clicks:
                     paths.append(f"/r/{unique[i // 2]}?next=https://evil.example")  # a second click, a bogus query
             paths = paths[:args.clicks]
-            before = sent_so_far(job.id)
+            before = sent_so_far(job_id)
             latencies, statuses, wall = burst(port, paths, args.threads)
-            during = sent_so_far(job.id) - before
+            during = sent_so_far(job_id) - before
         finally:
             done.set()
-            jobs.cancel_job(job.id)
+            jobs.cancel_job(job_id)
             pumper.join(60)
             stop_gunicorn(gunicorn)
         db.session.expire_all()
-        row = db.session.get(BroadcastJob, job.id)
+        row = db.session.get(BroadcastJob, job_id)
         counted_total, counted_unique = row.clicks_total, row.clicks_unique
         db.session.commit()
     ok = statuses.get(302, 0)

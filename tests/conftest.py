@@ -44,7 +44,7 @@ SERIAL_FILES = frozenset({
     "tests/cli/test_action_coverage.py", "tests/cli/test_pump_cmd.py",
     "tests/web/test_webhook_bounded.py", "tests/web/test_internal_pump.py",
     "tests/simulator/test_limits.py", "tests/simulator/test_faults.py",
-    "tests/reliability/test_cron_missing.py",
+    "tests/reliability/test_cron_missing.py", "tests/reliability/test_two_servers.py",
 })
 
 

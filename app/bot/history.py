@@ -6,9 +6,9 @@ from datetime import datetime
 from app.bot import keyboards
 from app.bot.buttons import button
 from app.bot.context import BotContext
-from app.clock import utcnow
 from app.extensions import db
 from app.models.broadcast import PAUSED
+from app.repository.db_clock import db_utcnow
 from app.services import audit, stats
 from app.services.broadcast import clicks, jobs
 from app.services.broadcast.cron_watch import late_line
@@ -88,7 +88,7 @@ def rerender(ctx: BotContext, job_id: int) -> None:
 
 def _view(job, lang: str) -> tuple[str, dict | None]:
     """Read what a job view shows and render it with the buttons that would act now."""
-    now = utcnow()
+    now = db_utcnow()  # the job's times are the database's
     status, author = job_status(job, now), job.created_by
     entries = audit.entries(status.id, limit=VIEW_AUDIT_ENTRIES)
     offer = offers(job)

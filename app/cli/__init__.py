@@ -11,8 +11,10 @@ def register(app: Flask) -> None:
     from app.cli.stats_cmd import audit_group, stats_command
     from app.cli.telegram_cmd import telegram_group
     from app.cli.updates_cmd import updates_group
+    from app.cli.users_cmd import users_group
 
-    for group in (settings_group, telegram_group, broadcast_group, updates_group, audit_group, stats_command):
+    for group in (settings_group, telegram_group, broadcast_group, updates_group, users_group, audit_group,
+                  stats_command):
         app.cli.add_command(group)
     # Ours and Flask-Migrate's `db` refuse to run when the environment is incomplete (app/cli/guard.py).
     guard(app.cli)

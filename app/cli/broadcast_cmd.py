@@ -9,6 +9,7 @@ from flask.cli import AppGroup
 from app.cli.common import CommandError, echo_json, render_table
 from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
+from app.cli.runs_cmd import runs_command
 from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
@@ -36,6 +37,7 @@ AT_HELP = ("Schedule it: an ISO 8601 time such as 2026-12-24T21:00+03:30; withou
 
 broadcast_group = AppGroup("broadcast", help="Create, watch, drive and clean up broadcast jobs.")
 broadcast_group.add_command(pump_command)
+broadcast_group.add_command(runs_command)
 
 
 def _existing_job(job_id: int):

@@ -15,6 +15,7 @@ SCHEDULED, RESCHEDULED, SENT_NOW = "scheduled", "rescheduled", "sent_now"
 RETRIED, EXPORTED = "retried", "exported"
 UNSENT, EDITED = "unsent", "edited"
 SETTING_CHANGED = "setting_changed"
+OPTED_OUT, OPTED_IN = "opted_out", "opted_in"  # an operator opted a user out of broadcasts or back in
 
 
 class AuditEntry(db.Model):

@@ -23,12 +23,15 @@ def record_click(job_id: int, item_id: int, now: datetime) -> bool:
     """Count one click on the job; return True when it was the recipient's first (their clicked_at set now).
 
     The guarded UPDATE decides "first" in the database, so two simultaneous
-    first clicks of one recipient count one unique click.
+    first clicks of one recipient count one unique click. The job row is
+    locked first, as every pump transaction does (its fence) before touching
+    items: the opposite order deadlocks with a pump recording that item.
     """
+    db.session.execute(update(J).where(J.id == job_id).values(clicks_total=J.clicks_total + 1))
     first = db.session.execute(update(I).where(I.id == item_id, I.clicked_at.is_(None))
                                .values(clicked_at=now)).rowcount == 1
-    db.session.execute(update(J).where(J.id == job_id).values(
-        clicks_total=J.clicks_total + 1, clicks_unique=J.clicks_unique + (1 if first else 0)))
+    if first:
+        db.session.execute(update(J).where(J.id == job_id).values(clicks_unique=J.clicks_unique + 1))
     return first
 
 

@@ -11,6 +11,8 @@ from app.models.audit import (
     CREATED,
     EDITED,
     EXPORTED,
+    OPTED_IN,
+    OPTED_OUT,
     PAUSED,
     RESCHEDULED,
     RESUMED,
@@ -24,7 +26,8 @@ from app.models.audit import (
 from app.models.base import fit
 from app.repository import audit_log
 
-__all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED", "PAUSED",
+__all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED",
+           "OPTED_IN", "OPTED_OUT", "PAUSED",
            "RESCHEDULED", "RESUMED", "RETRIED", "SCHEDULED", "SENT_NOW", "SETTING_CHANGED", "UNSENT", "EDITED",
            "admin_actor", "entries", "record"]
 # Details are short (a reason, "key: old -> new", a time); this bounds one runaway text.

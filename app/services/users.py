@@ -10,6 +10,7 @@ from app.extensions import db
 from app.models.base import fit
 from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER, CHANNEL_UNKNOWN, User
 from app.repository import users as repo
+from app.services import audit
 from app.telegram.errors import TelegramError
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,22 @@ def set_opted_out(profile: Profile, opted_out: bool, now=None) -> bool:
     now = now or utcnow()
     repo.insert_or_get(profile.id, now, **profile.columns())
     return repo.set_opted_out(profile.id, opted_out, now) > 0
+
+
+def set_opted_out_by_id(user_id: int, opted_out: bool, actor: str) -> bool | None:
+    """Opt a known user out of broadcasts or back in on their behalf (audited); None if no such user.
+
+    Returns whether the choice changed; commits. A stranger is refused, not
+    created: an operator's typo must not add a user the bot has never seen.
+    """
+    if db.session.get(User, user_id) is None:
+        db.session.rollback()
+        return None
+    changed = repo.set_opted_out(user_id, opted_out, utcnow()) > 0
+    if changed:
+        audit.record(actor, audit.OPTED_OUT if opted_out else audit.OPTED_IN, None, f"user {user_id}")
+    db.session.commit()
+    return changed
 
 
 def top_sources(limit: int) -> list[str]:

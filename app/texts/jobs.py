@@ -112,6 +112,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_cancelled": {"fa": "لغو شد", "en": "cancelled"},
     "act_scheduled": {"fa": "زمان‌بندی شد", "en": "scheduled"},
     "act_setting_changed": {"fa": "تنظیم تغییر کرد", "en": "setting changed"},
+    "act_opted_out": {"fa": "کاربر از پیام همگانی بیرون گذاشته شد", "en": "user opted out of broadcasts"},
+    "act_opted_in": {"fa": "کاربر به پیام همگانی برگردانده شد", "en": "user opted back in to broadcasts"},
     "act_retried": {"fa": "دوباره ارسال شد", "en": "retried"},
     "act_exported": {"fa": "خروجی گرفته شد", "en": "exported"},
     # Cron watch (app/services/broadcast/cron_watch.py): one alert per outage, and a line while cron is late.

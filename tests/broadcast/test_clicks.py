@@ -4,12 +4,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import threading
+import time
 from urllib.parse import urlsplit
 
 import pytest
+from sqlalchemy import update
 
 from app.extensions import db
-from app.models import BroadcastJobItem
+from app.models import BroadcastJob, BroadcastJobItem
 from app.services import audit
 from app.services.broadcast import actions, clicks, export, jobs, retry
 from app.services.broadcast.drain import pump
@@ -183,3 +186,23 @@ def test_the_public_url_is_checked_at_start():
                 "https://bot.example.com/#x", "bot.example.com", "https://"):
         with pytest.raises(ConfigError, match="PUBLIC_URL"):
             parse_public_url(bad)
+
+
+def test_a_click_while_a_pump_holds_its_job_waits_for_it_instead_of_deadlocking(tracked, simulator, client):
+    job, tokens = sent_tracked(simulator, 2)
+    item_id = clicks.item_of(tokens[BASE_ID])
+    db.session.commit()
+    answers = []
+    with db.engine.connect() as pump_conn:
+        # A pump's write transaction: the job row first (its fence), then one of the job's items.
+        pump_conn.execute(update(BroadcastJob).where(BroadcastJob.id == job.id)
+                          .values(lease_expires_at=BroadcastJob.lease_expires_at))
+        clicker = threading.Thread(target=lambda: answers.append(click(client, tokens[BASE_ID]).status_code))
+        clicker.start()
+        time.sleep(0.5)  # the click is now waiting on a lock the pump holds
+        pump_conn.execute(update(BroadcastJobItem).where(BroadcastJobItem.id == item_id)
+                          .values(status=BroadcastJobItem.status))
+        pump_conn.commit()
+    clicker.join(30)
+    assert answers == [302], "the click must wait for the pump's transaction, not lose a deadlock to it"
+    assert counts(job.id) == (1, 1)

@@ -53,22 +53,23 @@ def spawn_flask(args: list[str], env: dict, log_path: Path) -> subprocess.Popen:
                                 stdout=log, stderr=subprocess.STDOUT)
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     """Return a loopback port nobody listens on right now."""
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return sock.getsockname()[1]
 
 
-def start_gunicorn(env: dict, log_path: Path, workers: int = 2) -> tuple[subprocess.Popen, str]:
-    """Serve wsgi:app with gunicorn (sync workers) on loopback; return the process and its base URL."""
-    port = free_port()
+def start_gunicorn(env: dict, log_path: Path, workers: int = 2, *, host: str = "127.0.0.1",
+                   app: str = "wsgi:app") -> tuple[subprocess.Popen, str]:
+    """Serve app with gunicorn (sync workers) on a loopback host; return the process and its base URL."""
+    port = free_port(host)
     with open(log_path, "ab") as log:
         proc = subprocess.Popen([str(BIN / "gunicorn"), "--workers", str(workers), "--worker-class", "sync",
-                                 "--bind", f"127.0.0.1:{port}", "--timeout", "60", "--graceful-timeout", "5",
-                                 "wsgi:app"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                 "--bind", f"{host}:{port}", "--timeout", "60", "--graceful-timeout", "5",
+                                 app], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 preexec_fn=bot_priority)
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://{host}:{port}"
     ready = wait_until(lambda: proc.poll() is not None or _answers(base + "/healthz"), 60, interval=0.1)
     if not ready or proc.poll() is not None:
         stop_process(proc)

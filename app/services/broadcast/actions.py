@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from app.clock import utcnow
 from app.extensions import db
 from app.models.broadcast import (
     ACTION_KINDS,
@@ -34,6 +33,7 @@ from app.models.broadcast import (
 )
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import jobs, lineage, text_rules
 
@@ -107,7 +107,7 @@ def check_source(source: BroadcastJob | None, kind: str, now=None) -> int:
     if count == 0:
         raise NotActionable(f"job {source.id} has no delivered copy with a known message id", "act_nothing",
                             id=source.id)
-    if kind == KIND_UNSEND and newest is not None and newest < (now or utcnow()) - DELETE_WINDOW:
+    if kind == KIND_UNSEND and newest is not None and newest < (now or db_utcnow()) - DELETE_WINDOW:
         raise NotActionable(f"every copy of job {source.id} is older than 48 hours: Telegram no longer "
                             f"lets the bot delete them", "act_too_old", id=source.id)
     return count
@@ -147,7 +147,7 @@ def _create(job_id: int, kind: str, text: str | None, actor: str | None, created
         raise
     job = jobs.insert_draft(settings, **{name: getattr(source, name) for name in COPIED}, kind=kind,
                             source_job_id=job_id, text=text, created_by=created_by,
-                            progress_chat_id=progress_chat_id, progress_lang=lang, created_at=utcnow())
+                            progress_chat_id=progress_chat_id, progress_lang=lang, created_at=db_utcnow())
     # An action is never a paid broadcast: deletes and edits take no paid option.
     job.paid, job.paid_limit = False, None
     total = items.populate_action(job.id, *covered(job_id))

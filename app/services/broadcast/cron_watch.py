@@ -48,8 +48,7 @@ class CronState:
 
     def to_dict(self) -> dict:
         """Return the JSON form /healthz answers."""
-        last = self.last_cron_at.isoformat(timespec="seconds") + "Z" if self.last_cron_at else None
-        return {"last_run": last, "minutes_ago": self.minutes_ago, "late": self.late,
+        return {"last_run": _iso(self.last_cron_at), "minutes_ago": self.minutes_ago, "late": self.late,
                 "waiting_jobs": [job_id for job_id, *_ in self.waiting]}
 
 
@@ -66,6 +65,20 @@ def cron_state(settings: dict) -> CronState:
         reference = max(since, last) if last else since
         late = now - reference >= timedelta(minutes=settings["cron_alert_minutes"])
     return CronState(now, last, waiting, late, alerted)
+
+
+def runs() -> list[dict]:
+    """Return every pump source's record (cron, cli, admin, fallback): its last run and its totals; commits."""
+    rows = [{"source": r.source, "runs": r.runs, "processed_total": r.processed_total, "ms_total": r.ms_total,
+             "last_started_at": _iso(r.last_started_at), "last_finished_at": _iso(r.last_finished_at),
+             "last_ms": r.last_ms, "last_processed": r.last_processed} for r in repo.all_runs()]
+    db.session.commit()
+    return rows
+
+
+def _iso(value: datetime | None) -> str | None:
+    """Render a stored UTC time as ISO 8601 with a Z, or None."""
+    return value.isoformat(timespec="seconds") + "Z" if value else None
 
 
 def run_recorded(source: str, run):

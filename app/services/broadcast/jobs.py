@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from app.clock import utcnow
 from app.extensions import db
 from app.models.audience import Audience
 from app.models.broadcast import ACTION_KINDS, AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
@@ -104,7 +103,7 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     fields = _content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and button_text:
         raise ValueError("an album carries no button (Telegram allows none)")
-    now = utcnow()
+    now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,
                        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **fields)
@@ -180,7 +179,7 @@ def start_next_if_idle() -> int | None:
         db.session.commit()
         return None
     job_id = jobs_repo.oldest_queued_job_id()
-    if job_id is None or not jobs_repo.promote(job_id, utcnow()):
+    if job_id is None or not jobs_repo.promote(job_id, db_utcnow()):
         db.session.commit()
         return None
     db.session.commit()
@@ -199,7 +198,7 @@ def list_jobs(limit: int = 20) -> list[BroadcastJob]:
 
 def cancel_job(job_id: int, actor: str | None = None) -> bool:
     """Cancel now; in-flight sends finish and record, no new batch is claimed."""
-    ok = jobs_repo.cancel(job_id, utcnow())
+    ok = jobs_repo.cancel(job_id, db_utcnow())
     if ok:
         audit.record(actor, audit.CANCELLED, job_id)
     db.session.commit()
@@ -283,7 +282,7 @@ def purge_items(older_than_days: int, now: datetime | None = None) -> dict:
     """
     if older_than_days < 0:
         raise ValueError("older_than_days must be >= 0")
-    now = now or utcnow()
+    now = now or db_utcnow()
     before = min(now - timedelta(days=older_than_days), now - PURGE_FLOOR)
     removed = items.purge_finished(before)
     db.session.commit()

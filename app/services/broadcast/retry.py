@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import logging
 
-from app.clock import utcnow
 from app.extensions import db
 from app.models.broadcast import COMPLETED, ITEM_FAILED, KIND_SEND, KIND_UNSEND, PAUSED, PENDING, UNKNOWN, BroadcastJob
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import jobs, lineage
 
@@ -59,7 +59,7 @@ def retry_job(job_id: int, *, include_unknown: bool = False, actor: str | None =
         raise NotRetryable(f"job {job_id} is an {job.kind} job; only a broadcast can be retried")
     # The chain's root first (every retry and action of the chain takes it), then the job itself.
     lineage.lock(job_id)
-    was = jobs_repo.lock_for_retry(job_id, utcnow())
+    was = jobs_repo.lock_for_retry(job_id, db_utcnow())
     if was is None:
         job = db.session.get(BroadcastJob, job_id)
         state = job.status if job else None
@@ -74,7 +74,7 @@ def retry_job(job_id: int, *, include_unknown: bool = False, actor: str | None =
     statuses = (ITEM_FAILED, PENDING, UNKNOWN) if include_unknown else (ITEM_FAILED, PENDING)
     job = jobs.insert_draft(settings, **{name: getattr(source, name) for name in COPIED}, retry_of=job_id,
                             created_by=created_by, progress_chat_id=progress_chat_id, progress_lang=lang,
-                            created_at=utcnow())
+                            created_at=db_utcnow())
     if paid is not None:
         jobs.set_paid(job, paid, settings)
     total = items.populate_retry(job.id, job_id, statuses)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.clock import utcnow
 from app.models.broadcast import (
     CANCELLED,
     COMPLETED,
@@ -19,6 +18,7 @@ from app.models.broadcast import (
     PAUSED,
     BroadcastJob,
 )
+from app.repository.db_clock import db_utcnow
 from app.services.broadcast.send_time import tehran_iso
 
 
@@ -119,8 +119,7 @@ class JobView:
 
 
 def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
-    """Return the view of a job: its counters with pending / not sent, rate and ETA as of now."""
-    now = now or utcnow()
+    """Return the view of a job: its counters with pending / not sent, rate and ETA as of now (the database's)."""
     processed = job.processed_count
     unfinished = job.pending_count
     not_sent = unfinished if job.status == CANCELLED else 0
@@ -128,7 +127,8 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
     rate = None
     eta = None
     if job.started_at:
-        end = job.finished_at or now
+        # started_at is the database's time: so is "now" (read only for a job still open), whatever this server's clock.
+        end = job.finished_at or now or db_utcnow()
         elapsed = max((end - job.started_at).total_seconds(), 0.001)
         rate = round(processed / elapsed, 2) if processed else 0.0
         if pending and rate:
