@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, RUNNING, BroadcastJob
 from app.services.broadcast import clicks, greeting, text_rules
-from app.services.broadcast.content import action_params, message_params, target_params
+from app.services.broadcast.content import action_params, by_variant, message_params, target_params
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
 from app.services.broadcast.outcomes import (
@@ -200,6 +200,8 @@ class Pump:
         self.action = job.kind in ACTION_KINDS
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
+        # Each language variant's method and parameters; a claim without a variant gets the default's.
+        variant_calls = by_variant(job, method, params)
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1)
         self.personal = greeting.is_personal(job)
@@ -243,9 +245,10 @@ class Pump:
                 batch = self.heed(recorder.step(done, len(slots), len(in_flight), self.stop))
                 # Each item goes at its own bot-wide slot (None when this process paces alone).
                 for claim, slot in zip(batch, slots[:len(batch)], strict=True):
-                    item_params = self.personal_params(params, claim)
+                    item_method, item_params = variant_calls.get(claim.variant) or variant_calls[None]
+                    item_params = self.personal_params(item_params, claim)
                     refused = self.too_long(item_params)
-                    send = partial(self.send, method, item_params, claim.user_id, slot)
+                    send = partial(self.send, item_method, item_params, claim.user_id, slot)
                     call = (lambda r=refused: r) if refused else send
                     in_flight[pool.submit(call)] = (claim.item_id, claim.user_id)
                 more = self.can_dispatch(recorder)
