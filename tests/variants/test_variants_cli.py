@@ -122,3 +122,77 @@ def test_bad_variants_are_refused_with_the_reason_and_create_nothing(runner, sim
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert runner.invoke(args=["broadcast", "list"]).stdout.strip() == "no broadcast jobs"
+
+
+def sent_variant_job(runner, simulator):
+    """A finished broadcast with an en variant and a greeting, delivered to the population."""
+    population()
+    job_id = int(create(runner, "--text", "سلام {first_name}", "--variant", "en", "Hi {first_name}").stdout)
+    pump(runner, job_id)
+    return job_id
+
+
+def chat_texts(simulator) -> dict[int, str]:
+    """Return {chat: text} of the bot's messages left in the population's chats."""
+    people = {FA, EN, EN_US, NONE, DE}
+    return {m["chat_id"]: m["text"] for m in simulator.bot_messages() if m["chat_id"] in people}
+
+
+def test_edit_one_variant_leaves_the_others_copies_alone(runner, simulator):
+    job_id = sent_variant_job(runner, simulator)
+    result = runner.invoke(args=["broadcast", "edit", str(job_id), "--variant", "en", "Updated, {first_name}!"])
+    assert result.exit_code == 0, result.output
+    edit_id = int(result.stdout)
+    pump(runner, edit_id)
+    assert chat_texts(simulator) == {FA: "سلام علی", EN: "Updated, Ann!", EN_US: "Updated, Bob!",
+                                     NONE: "سلام کاربر", DE: "سلام Dora"}
+    status = json.loads(runner.invoke(args=["broadcast", "status", str(edit_id)]).stdout)
+    assert status["total"] == 2 and status["variants"]["en"]["sent"] == 2
+    assert status["variants"]["default"]["total"] == 0
+
+
+def test_edit_every_variant_gives_each_its_own_text(runner, simulator):
+    job_id = sent_variant_job(runner, simulator)
+    result = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "تازه {first_name}",
+                                 "--variant", "en", "New {first_name}"])
+    assert result.exit_code == 0, result.output
+    pump(runner, int(result.stdout))
+    assert chat_texts(simulator) == {FA: "تازه علی", EN: "New Ann", EN_US: "New Bob", NONE: "تازه کاربر",
+                                     DE: "تازه Dora"}
+
+
+def test_the_default_text_alone_never_touches_a_variants_copies(runner, simulator):
+    job_id = sent_variant_job(runner, simulator)
+    result = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "فقط فارسی"])
+    assert result.exit_code == 0, result.output
+    pump(runner, int(result.stdout))
+    assert chat_texts(simulator) == {FA: "فقط فارسی", EN: "Hi Ann", EN_US: "Hi Bob", NONE: "فقط فارسی",
+                                     DE: "فقط فارسی"}
+
+
+def test_edit_refuses_a_variant_the_broadcast_lacks_and_bad_input(runner, simulator):
+    job_id = sent_variant_job(runner, simulator)
+    missing = runner.invoke(args=["broadcast", "edit", str(job_id), "--variant", "de", "Neu"])
+    assert missing.exit_code == 1 and f"job {job_id} has no de variant (its variants: en)" in missing.stderr
+    nothing = runner.invoke(args=["broadcast", "edit", str(job_id)])
+    assert nothing.exit_code == 2 and "give --text" in nothing.stderr
+    broken = runner.invoke(args=["broadcast", "edit", str(job_id), "--variant", "en", "<i>x"])
+    assert broken.exit_code == 2 and "--variant: broken HTML" in broken.stderr
+    twice = runner.invoke(args=["broadcast", "edit", str(job_id), "--variant", "en", "a", "--variant", "EN", "b"])
+    assert twice.exit_code == 2 and "each language once" in twice.stderr
+    plain = int(create(runner, "--text", "بی‌نسخه").stdout)
+    pump(runner, plain)
+    none = runner.invoke(args=["broadcast", "edit", str(plain), "--variant", "en", "x"])
+    assert none.exit_code == 1 and "has no language variants" in none.stderr
+    assert "sent" not in chat_texts(simulator).values()
+
+
+def test_unsend_deletes_every_variants_copies(runner, simulator):
+    job_id = sent_variant_job(runner, simulator)
+    result = runner.invoke(args=["broadcast", "unsend", str(job_id)])
+    assert result.exit_code == 0, result.output
+    unsend_id = int(result.stdout)
+    pump(runner, unsend_id)
+    assert chat_texts(simulator) == {}
+    status = json.loads(runner.invoke(args=["broadcast", "status", str(unsend_id)]).stdout)
+    assert status["variants"]["en"]["sent"] == 2 and status["variants"]["default"]["sent"] == 3
