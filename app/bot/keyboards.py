@@ -19,9 +19,14 @@ def admin_menu(lang: str) -> dict:
     return ReplyKeyboardMarkup(rows, resize_keyboard=True, is_persistent=True).to_dict()
 
 
+MORE_VARIANTS = "more"  # the "version in another language" button's argument (app.bot.variant_step)
+
+
 def no_button(lang: str, draft_id: str) -> dict:
-    """Return the "no button" choice of the wizard's button step, bound to its draft."""
-    return _inline([[(t("btn_no_button", lang), build("no_button", token=draft_id))]])
+    """Return the wizard's button step: "no button", and the language versions to add, bound to its draft."""
+    return _inline([[(t("btn_no_button", lang), build("no_button", token=draft_id))],
+                    [(t("btn_add_english", lang), build("add_variant", "en", draft_id)),
+                     (t("btn_add_variant", lang), build("add_variant", MORE_VARIANTS, draft_id))]])
 
 
 def audience(lang: str, counts: dict[str, int], draft_id: str, members: bool = True) -> dict:

@@ -48,6 +48,13 @@ def count_recipients(audience: Audience | str) -> int:
     return count
 
 
+def variant_counts(audience: Audience | str, codes: list[str]) -> dict:
+    """Count who gets each language variant now ({code or None: n}), with population's own WHERE and match."""
+    counts = items.count_by_variant(audience, codes)
+    db.session.commit()
+    return counts
+
+
 def _content_fields(content: dict) -> dict:
     """Validate the content description and return job columns."""
     kind = content.get("type")
