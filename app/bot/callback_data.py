@@ -76,6 +76,8 @@ _ARGS = {
     "source": lambda raw: raw if valid_source(raw) else None,
     # A language version to add (a two-letter code) or "more" (ask for the code).
     "variant": lambda raw: raw if raw == "more" or LANG_CODE.fullmatch(raw) else None,
+    # The language version an edit changes: "default" or a two-letter code.
+    "edit_variant": lambda raw: raw if raw == "default" or LANG_CODE.fullmatch(raw) else None,
 }
 
 

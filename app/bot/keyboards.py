@@ -110,6 +110,13 @@ def action_confirm(lang: str, token: str, yes_key: str) -> dict:
                      (t("btn_act_abort", lang), build("act_no", token=token))]])
 
 
+def edit_variants(lang: str, token: str, counts: list[tuple[str, str, int]]) -> dict:
+    """Return a button per language version to edit ((argument, name, copies)), then abort, bound to the question."""
+    rows = [[(t("btn_edit_variant", lang, name=name, n=n), build("edit_variant", arg, token))]
+            for arg, name, n in counts]
+    return _inline(rows + [[(t("btn_act_abort", lang), build("act_no", token=token))]])
+
+
 def action_abort(lang: str, token: str) -> dict:
     """Return the abort button under "send the new text", bound to that question."""
     return _inline([[(t("btn_act_abort", lang), build("act_no", token=token))]])

@@ -4,8 +4,12 @@ import json
 
 import pytest
 
+from app.services import audit
+from app.services.broadcast import jobs
+from app.services.broadcast.drain import pump
 from app.texts import t
-from tests.bot.wizard import all_jobs, press, send, texts_to
+from tests.bot.wizard import all_jobs, press, send, tap, texts_to
+from tests.broadcast.helpers import engine_settings
 from tests.conftest import ADMIN_ID
 from tests.factories import admin_state, create_user
 
@@ -102,3 +106,46 @@ def test_versions_that_would_be_refused_are_refused_at_once(client, simulator, p
     assert "variants" not in draft()
     send(client, simulator, "One text")
     assert draft()["variants"] == {"en": "One text"}
+
+
+def finished_variant_job(simulator) -> int:
+    """A finished broadcast with an English version, delivered to the four people."""
+    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر {first_name}"},
+                          variants={"en": "News {first_name}"}, settings=engine_settings(),
+                          actor=audit.admin_actor(ADMIN_ID))
+    assert pump(job.id, 10, settings=engine_settings()).stop == "done"
+    return job.id
+
+
+def chats(simulator) -> dict[int, str]:
+    return {m["chat_id"]: m["text"] for m in simulator.bot_messages() if m["chat_id"] in (FA, EN, EN_US, NONE)}
+
+
+def test_edit_everywhere_asks_which_version_and_changes_only_its_copies(client, simulator, people):
+    job_id = finished_variant_job(simulator)
+    tap(client, simulator, f"j.edit:{job_id}")
+    pick = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
+    assert pick["text"] == t("edit_pick_variant", id=job_id)
+    assert [b["text"] for row in pick["reply_markup"]["inline_keyboard"] for b in row][:2] == [
+        t("btn_edit_variant", name="پیش‌فرض", n=2), t("btn_edit_variant", name="en", n=2)]
+    press(client, simulator, "a.ev:en", under=pick)
+    assert texts_to(simulator)[-1] == t("edit_ask_variant", id=job_id, name="en", n=2, limit=4096)
+    send(client, simulator, "Update for {first_name}")
+    assert texts_to(simulator)[-1] == t("edit_confirm_variant", id=job_id, name="en")
+    press(client, simulator, "a.yes")
+    assert chats(simulator) == {FA: "خبر سارا", EN: "Update for Ann", EN_US: "Update for there", NONE: "خبر Nima"}
+    # Then the default version, with its own Persian text: the English copies stay English.
+    tap(client, simulator, f"j.edit:{job_id}")
+    press(client, simulator, "a.ev:default")
+    send(client, simulator, "خبر تازه برای {first_name}")
+    press(client, simulator, "a.yes")
+    assert chats(simulator) == {FA: "خبر تازه برای سارا", EN: "Update for Ann", EN_US: "Update for there",
+                                NONE: "خبر تازه برای Nima"}
+
+
+def test_unsend_from_the_bot_deletes_every_versions_copies(client, simulator, people):
+    job_id = finished_variant_job(simulator)
+    tap(client, simulator, f"j.unsend:{job_id}")
+    press(client, simulator, "a.yes")
+    press(client, simulator, "a.yes")
+    assert chats(simulator) == {}

@@ -128,6 +128,13 @@ def covered(source_id: int) -> tuple[list[int], list[int]]:
     return scope, [row[0] for row in jobs_repo.actions_on(above, KIND_UNSEND, open_only=False)]
 
 
+def copies_per_variant(job_id: int) -> dict[str | None, int]:
+    """Count a broadcast's copies still there per language variant ({code or None: n}), its retries included."""
+    counts = items.copies_by_variant(*covered(job_id))
+    db.session.commit()
+    return counts
+
+
 def _check_text(source: BroadcastJob, text: str | None) -> str:
     """Return the edit's new text stripped, or raise TextRefused as Telegram would refuse it (HTML, length)."""
     return text_rules.check(text, edit_limit(source), "new text")
