@@ -72,6 +72,13 @@ def test_each_recipient_gets_the_variant_of_their_language_else_the_default(trac
     assert rows == {FA: "default", EN: "en", EN_US: "en", NONE: "default", DE: "de"}
 
 
+def test_a_persian_variant_leaves_the_default_to_everyone_else(runner, simulator):
+    population()
+    job_id = int(create(runner, "--text", "Hello", "--variant", "fa", "سلام").stdout)
+    pump(runner, job_id)
+    assert texts(simulator) == {FA: ["سلام"], EN: ["Hello"], EN_US: ["Hello"], NONE: ["Hello"], DE: ["Hello"]}
+
+
 def test_a_retry_keeps_each_recipients_variant(runner, simulator):
     population()
     simulator.state.set_chats("refuse", [EN_US, FA])
