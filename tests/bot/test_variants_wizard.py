@@ -8,7 +8,7 @@ from app.services import audit
 from app.services.broadcast import jobs
 from app.services.broadcast.drain import pump
 from app.texts import t
-from tests.bot.wizard import all_jobs, press, send, tap, texts_to
+from tests.bot.wizard import all_jobs, last_answer, offered, press, send, step_of, tap, texts_to
 from tests.broadcast.helpers import engine_settings
 from tests.conftest import ADMIN_ID
 from tests.factories import admin_state, create_user
@@ -149,3 +149,31 @@ def test_unsend_from_the_bot_deletes_every_versions_copies(client, simulator, pe
     press(client, simulator, "a.yes")
     press(client, simulator, "a.yes")
     assert chats(simulator) == {}
+
+
+def test_a_version_button_of_an_older_draft_or_step_changes_nothing(client, simulator, people):
+    send(client, simulator, "/broadcast")
+    send(client, simulator, "اول")
+    old = offered(simulator, "w.var")
+    send(client, simulator, "/broadcast")
+    send(client, simulator, "دوم")
+    press(client, simulator, "w.var:en", under=old)
+    assert last_answer(simulator)["text"] == t("wiz_stale") and step_of() == "wiz:button"
+    press(client, simulator, "w.no_button")
+    press(client, simulator, "w.var:en")  # the current draft, but the button step is over
+    assert last_answer(simulator)["text"] == t("wiz_expired") and step_of() == "wiz:audience"
+
+
+def test_at_most_eight_versions(client, simulator, people):
+    send(client, simulator, "/broadcast")
+    send(client, simulator, "متن")
+    for code in ("en", "ar", "ru", "de", "fr", "es", "tr", "it"):
+        press(client, simulator, "w.var:more")
+        send(client, simulator, code)
+        send(client, simulator, f"text {code}")
+    assert len(draft()["variants"]) == 8
+    press(client, simulator, "w.var:more")
+    assert last_answer(simulator)["text"] == t("var_too_many", max=8) and step_of() == "wiz:button"
+    press(client, simulator, "w.var:en")  # replacing an existing version is still allowed
+    send(client, simulator, "text en, again")
+    assert draft()["variants"]["en"] == "text en, again" and len(draft()["variants"]) == 8
