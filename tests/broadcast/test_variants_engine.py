@@ -1,4 +1,5 @@
 """Language variants in the engine: population's match, an edit that never gives a copy another variant's text."""
+import pytest
 from sqlalchemy import select, update
 
 from app.extensions import db
@@ -35,22 +36,29 @@ def test_population_gives_each_user_the_variant_their_language_starts_with(app):
     assert jobs.variant_counts("all", ["en", "fa"]) == {"en": 2, "fa": 2, None: 3}
 
 
-def test_an_edit_fails_a_copy_whose_variant_it_has_no_text_for(app, simulator):
+@pytest.mark.parametrize(("text", "new_variants", "sneaked", "label"), [
+    (None, {"en": "English, edited"}, 8201, "default"),   # an edit of the English copies only
+    ("پیش‌فرض، ویرایش", {}, 8202, "en"),                  # an edit of the default's copies only
+])
+def test_an_edit_fails_a_copy_whose_variant_it_has_no_text_for(app, simulator, text, new_variants, sneaked, label):
     simulator.configure(per_chat_limits=False)
     people()
     job = jobs.create_job(audience="all", created_by=1, content={"type": "text", "text": "پیش‌فرض"},
                           variants={"en": "English"}, settings=engine_settings())
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
-    edit = actions.edit_job(job.id, None, variants={"en": "English, edited"}, actor=audit.ACTOR_CLI,
-                            settings=engine_settings())
-    # A copy of the default slips into the English edit (as a bug in population would put it there).
-    copy = db.session.execute(select(I.message_id).where(I.job_id == job.id, I.user_id == 8201)).scalar()
-    db.session.add(I(job_id=edit.id, user_id=8201, status="pending", message_id=copy, variant=None))
+    before = {m["chat_id"]: m["text"] for m in simulator.bot_messages() if m["chat_id"] in CODES}
+    edit = actions.edit_job(job.id, text, variants=new_variants, actor=audit.ACTOR_CLI, settings=engine_settings())
+    # A copy of another variant slips into the edit (as a bug in population would put it there).
+    copy, variant = db.session.execute(select(I.message_id, I.variant)
+                                       .where(I.job_id == job.id, I.user_id == sneaked)).one()
+    db.session.add(I(job_id=edit.id, user_id=sneaked, status="pending", message_id=copy, variant=variant))
     db.session.execute(update(type(edit)).where(type(edit).id == edit.id).values(total_count=edit.total_count + 1))
     db.session.commit()
     assert pump(edit.id, 10, settings=engine_settings()).stop == "done"
-    texts = {m["chat_id"]: m["text"] for m in simulator.bot_messages() if m["chat_id"] in CODES}
-    assert texts[8201] == "پیش‌فرض" and texts[8202] == texts[8203] == "English, edited"
-    failed = db.session.execute(select(I.status, I.error).where(I.job_id == edit.id, I.user_id == 8201)).one()
-    assert failed == ("failed", "no new text for this copy's language variant (default)")
+    after = {m["chat_id"]: m["text"] for m in simulator.bot_messages() if m["chat_id"] in CODES}
+    assert after[sneaked] == before[sneaked]
+    changed = {u for u in CODES if after.get(u) != before.get(u)}
+    assert changed and sneaked not in changed
+    failed = db.session.execute(select(I.status, I.error).where(I.job_id == edit.id, I.user_id == sneaked)).one()
+    assert failed == ("failed", f"no new text for this copy's language variant ({label})")
     assert reload(edit.id).failed_count == 1

@@ -28,6 +28,7 @@ from app.extensions import db
 from app.models.broadcast import (
     ACTION_KINDS,
     ITEM_FAILED,
+    KIND_EDIT,
     PENDING,
     SENT,
     BroadcastJob,
@@ -114,8 +115,9 @@ class Recorder:
         self.personal = is_personal(job)
         # An action job (unsend, edit) reads each claimed item's copy.
         self.action = job.kind in ACTION_KINDS
-        # A job with language variants reads each claimed item's variant.
-        self.variants = bool(job.variants)
+        # A job with language variants reads each claimed item's variant; so does every edit (the pump
+        # refuses to give a copy another variant's text, which it can only do knowing each copy's variant).
+        self.variants = bool(job.variants) or job.kind == KIND_EDIT
         self.last_id, self.exhausted = 0, False
         self.streak = breaker.Streak()
         self.since_progress = 0
