@@ -28,7 +28,6 @@ from app.extensions import db
 from app.models.broadcast import (
     ACTION_KINDS,
     ITEM_FAILED,
-    KIND_EDIT,
     PENDING,
     SENT,
     BroadcastJob,
@@ -115,9 +114,9 @@ class Recorder:
         self.personal = is_personal(job)
         # An action job (unsend, edit) reads each claimed item's copy.
         self.action = job.kind in ACTION_KINDS
-        # A job with language variants reads each claimed item's variant; so does every edit (the pump
-        # refuses to give a copy another variant's text, which it can only do knowing each copy's variant).
-        self.variants = bool(job.variants) or job.kind == KIND_EDIT
+        # A send with language variants reads each claimed item's variant (an action's read always does:
+        # the pump refuses to give an edited copy another variant's text, so it must know each copy's).
+        self.variants = bool(job.variants)
         self.last_id, self.exhausted = 0, False
         self.streak = breaker.Streak()
         self.since_progress = 0
