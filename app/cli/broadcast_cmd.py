@@ -108,7 +108,8 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
               help="... or these message ids, sent as one album with copyMessages (no button).")
 @click.option("--variant", "variants", type=(str, str), multiple=True, metavar="LANG TEXT",
               help="A language variant (repeatable): users whose Telegram language is LANG (two letters; en-US "
-                   "is en) get TEXT instead (HTML; with --copy-from, the caption that replaces the message's).")
+                   "is en) get TEXT instead (HTML; with --copy-from, the caption that replaces a media message's: "
+                   "a copied text message has no caption, so give its text with --text instead).")
 @click.option("--button-text", help="Text of an optional URL button.")
 @click.option("--button-url", help="http(s) URL of that button.")
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
