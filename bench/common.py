@@ -181,6 +181,12 @@ def bound_app(url: str, api_base: str):
             telegram_factory.reset_clients()
 
 
+# Users' Telegram languages, in turn; with VARIANTS a quarter get each variant, half the default.
+LANGUAGE_CODES = ("fa", "en-US", "ar", None)
+VARIANTS = {"en": "<b>Hello</b> — an English variant of the benchmark message",
+            "ar": "<b>مرحبا</b> — نسخة عربية من رسالة القياس"}
+
+
 def insert_users(n: int, start: int = BASE_ID, chunk: int = 5000) -> list[int]:
     """Insert n users with multi-row INSERTs; return their ids."""
     from sqlalchemy import insert
@@ -192,9 +198,11 @@ def insert_users(n: int, start: int = BASE_ID, chunk: int = 5000) -> list[int]:
     now = utcnow()
     ids = list(range(start, start + n))
     for i in range(0, n, chunk):
+        # Mixed Telegram languages (read only by jobs with language variants or greetings).
         db.session.execute(insert(User), [
             dict(id=u, first_name=f"کاربر {u}", is_blocked=False, main_channel_status="unknown",
-                 started_at=now, last_seen_at=now) for u in ids[i:i + chunk]])
+                 language_code=LANGUAGE_CODES[u % len(LANGUAGE_CODES)], started_at=now, last_seen_at=now)
+            for u in ids[i:i + chunk]])
         db.session.commit()
     return ids
 
@@ -208,11 +216,12 @@ def engine_settings(**overrides) -> dict:
     return values
 
 
-def create_text_job(settings: dict, tracking: bool | None = None):
+def create_text_job(settings: dict, tracking: bool | None = None, variants: bool = False):
     """Create (populate, queue, start) a text job to every user through create_job.
 
     tracking True/False: the job has a link button, tracked per recipient
     (PUBLIC_URL set on the app) or plain (PUBLIC_URL unset); None: no button.
+    variants: the job carries VARIANTS (en and ar texts beside the default).
     """
     from flask import current_app
 
@@ -223,7 +232,13 @@ def create_text_job(settings: dict, tracking: bool | None = None):
         current_app.config["PUBLIC_URL"] = PUBLIC_URL if tracking else None
         button = dict(button_text="Open", button_url=BUTTON_URL)
     return create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": TEXT},
-                      settings=settings, **button)
+                      settings=settings, variants=VARIANTS if variants else None, **button)
+
+
+def variants_choices(parser: argparse.ArgumentParser) -> None:
+    """Add --variants: the job with language variants ("on") or one content ("off"); runs each given."""
+    parser.add_argument("--variants", nargs="+", choices=["off", "on"], default=["off"],
+                        help="on: the job carries en and ar variants (users' languages cycle fa, en-US, ar, none)")
 
 
 def tracking_choices(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ Python side included) per item.
 
     .venv/bin/python -m bench.engine_ceiling [--db both] [--items 3000] [--batch 25 100 500] [--concurrency 4 16 48]
         [--tracking none off on]  (no button / a plain link button / a per-recipient tracked button)
+        [--variants off on]  (one content / en and ar language variants beside the default)
 """
 from __future__ import annotations
 
@@ -42,13 +43,13 @@ from bench.common import (
     tallies,
     tracking_choices,
     tracking_flag,
+    variants_choices,
 )
 from bench.output import print_table, write_results
 from bench.traces import DbClock, StepTimer
 
-COLUMNS = ["db", "tracking", "transport", "batch", "conc", "items_s", "db_ms_item", "stmts_item", "budget_stmts_item",
-           "all_stmts_item", "commits_item",
-           "step_ms_item", "engine_cpu_ms_item", "wall_s"]
+COLUMNS = ["db", "tracking", "variants", "transport", "batch", "conc", "items_s", "db_ms_item", "stmts_item",
+           "budget_stmts_item", "all_stmts_item", "commits_item", "step_ms_item", "engine_cpu_ms_item", "wall_s"]
 BYPASS_RATE = 1e6
 
 
@@ -76,7 +77,8 @@ class NullClient:
         pass
 
 
-def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int, tracking: str = "none") -> dict:
+def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int, tracking: str = "none",
+            variants: str = "off") -> dict:
     """Create a job for every user and drain it with pump(); measure items/s and DB time."""
     from app.extensions import db
     from app.repository.telegram_budget import budget_engine
@@ -84,7 +86,7 @@ def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int, tra
 
     settings = engine_settings(broadcast_rate_per_second=BYPASS_RATE, broadcast_concurrency=conc,
                                broadcast_batch_size=batch)
-    job = create_text_job(settings, tracking_flag(tracking))
+    job = create_text_job(settings, tracking_flag(tracking), variants == "on")
     client = NullClient() if transport == "null" else None
     clock, steps = DbClock(db.engine), StepTimer()
     # The bot-wide budget's statements (slots, chat pace, 429 holds) run on an engine of their own: counted apart.
@@ -108,7 +110,8 @@ def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int, tra
         if budget is not None:
             budget.close()
     n = max(processed, 1)
-    return {"db": db_kind, "tracking": tracking, "transport": transport, "batch": batch, "conc": conc,
+    return {"db": db_kind, "tracking": tracking, "variants": variants, "transport": transport, "batch": batch,
+            "conc": conc,
             "items_s": round(processed / wall, 1), "db_ms_item": round(1000 * clock.total_s / n, 3),
             "db_exec_ms_item": round(1000 * clock.execute_s / n, 3),
             "db_commit_ms_item": round(1000 * clock.commit_s / n, 3),
@@ -150,6 +153,7 @@ def main(argv=None) -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 48])
     parser.add_argument("--transport", nargs="+", default=["http", "null"], choices=["http", "null"])
     tracking_choices(parser)
+    variants_choices(parser)
     args = parser.parse_args(argv)
     rows, probes = [], []
     sim_cfg = dict(latency_ms=0, global_rate=0, paid_rate=0, per_chat_limits=False)
@@ -163,9 +167,10 @@ def main(argv=None) -> int:
                         for batch in args.batch:
                             for conc in args.concurrency:
                                 for tracking in args.tracking:
-                                    row = run_one(kind, transport, batch, conc, args.items, tracking)
-                                    rows.append(row)
-                                    print_table([row], COLUMNS)
+                                    for variants in args.variants:
+                                        row = run_one(kind, transport, batch, conc, args.items, tracking, variants)
+                                        rows.append(row)
+                                        print_table([row], COLUMNS)
                     probes.append(db_probe(kind))
     print_table(rows, COLUMNS, title=f"Engine ceiling: zero latency, no limits, {args.items} items per run; "
                                      "db_ms_item = driver execute + commit time per item")

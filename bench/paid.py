@@ -6,6 +6,7 @@ broadcast_paid_rate_per_second 900, broadcast_paid_concurrency 64 (the defaults)
 
     .venv/bin/python -m bench.paid [--users 5000] [--db sqlite|mariadb|both] [--profile] [--client default|httpclient]
         [--tracking none off on]  (no button / a plain link button / a per-recipient tracked button)
+        [--variants off on]  (one content / en and ar language variants beside the default)
 """
 from __future__ import annotations
 
@@ -34,17 +35,18 @@ from bench.common import (
     telegram_limits,
     tracking_choices,
     tracking_flag,
+    variants_choices,
     window_rate,
 )
 from bench.output import print_table, write_results
 from bench.traces import DbClock, SendTrace, StepTimer
 
-COLUMNS = ["db", "tracking", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups", "in_flight_avg",
-           "call_ms", "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "db_statements_item",
+COLUMNS = ["db", "tracking", "variants", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups",
+           "in_flight_avg", "call_ms", "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "db_statements_item",
            "budget_stmts_item", "engine_cpu_s", "sim_cpu_s", "db_cpu_s", "other_cpu_s", "wall_s"]
 
 
-def run(db_kind: str, url: str, args, tracking: str = "none") -> tuple[dict, dict]:
+def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "off") -> tuple[dict, dict]:
     """Populate, then drain the job with pump() calls in this one process."""
     from app.extensions import db
     from app.repository.telegram_budget import budget_engine
@@ -55,7 +57,7 @@ def run(db_kind: str, url: str, args, tracking: str = "none") -> tuple[dict, dic
     sim_cfg = telegram_limits(args.latency)
     profiles: dict = {}
     with Simulator(**sim_cfg) as sim, bound_app(url, sim.base_url):
-        job = create_text_job(settings, tracking_flag(tracking))
+        job = create_text_job(settings, tracking_flag(tracking), variants == "on")
         client = whatif.make_client(args.client, settings, paid=True, burst=args.burst)
         clock = DbClock(db.engine)
         budget = BudgetStatements(budget_engine(db.engine))
@@ -89,7 +91,7 @@ def run(db_kind: str, url: str, args, tracking: str = "none") -> tuple[dict, dic
         stats = sim.stats()
         sent = broadcast_deliveries(sim)
         rate = window_rate(sent)
-        row = {"db": db_kind, "tracking": tracking,
+        row = {"db": db_kind, "tracking": tracking, "variants": variants,
                "client": args.client + (f" burst {args.burst}" if args.burst > 1 else ""),
                "conc": args.concurrency, "recipients": args.users, "msg_s": round(rate, 1),
                "pump_items_s": round(processed / wall, 1), "of_target_800": round(rate / 800, 3),
@@ -119,25 +121,27 @@ def main(argv=None) -> int:
     parser.add_argument("--burst", type=int, default=1,
                         help="what-if: RateLimiter burst (slots that accrue while the pump thread is busy)")
     tracking_choices(parser)
+    variants_choices(parser)
     args = parser.parse_args(argv)
     from bench.common import db_kinds
 
     rows, profiles = [], {}
     for kind in db_kinds(args.db):
         for tracking in args.tracking:
-            with fresh_database(kind) as url:
-                migrate(url)
-                with bound_app(url, "http://127.0.0.1:9"):
-                    insert_users(args.users)
-                row, prof = run(kind, url, args, tracking)
-            rows.append(row)
-            profiles[f"{kind}-{tracking}"] = prof
-            for name, summary in prof.items():
-                profiling.print_profile(f"{kind} ({tracking}): {name}", summary)
+            for variants in args.variants:
+                with fresh_database(kind) as url:
+                    migrate(url)
+                    with bound_app(url, "http://127.0.0.1:9"):
+                        insert_users(args.users)
+                    row, prof = run(kind, url, args, tracking, variants)
+                rows.append(row)
+                profiles[f"{kind}-{tracking}-{variants}"] = prof
+                for name, summary in prof.items():
+                    profiling.print_profile(f"{kind} ({tracking}, variants {variants}): {name}", summary)
     print_table(rows, COLUMNS, title=f"Paid broadcast: one pump, {args.concurrency} in flight, "
                                      f"{args.rate:g}/s configured, simulator 1000/s at {args.latency:g} ms")
     whatif_run = (args.client != "default" or args.burst != 1 or args.concurrency != 64 or args.rate != 900
-                  or args.tracking != ["none"])
+                  or args.tracking != ["none"] or args.variants != ["off"])
     write_results("paid-whatif" if whatif_run else "paid", args, rows, profiles=profiles)
     return 0
 

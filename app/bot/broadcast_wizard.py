@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 
-from app.bot import drafts, keyboards, presend
+from app.bot import drafts, keyboards, presend, variant_step
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -58,6 +58,10 @@ def on_input(ctx: BotContext, step: str, state: dict) -> None:
         take_message(ctx, draft)
     elif step == STEP_BUTTON:
         take_button(ctx, draft)
+    elif step == variant_step.STEP_VARIANT_LANG:
+        variant_step.on_code(ctx, draft)
+    elif step == variant_step.STEP_VARIANT:
+        variant_step.on_text(ctx, state)
     elif step == STEP_AUDIENCE:
         ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
     else:
@@ -74,7 +78,10 @@ def take_message(ctx: BotContext, draft: Draft) -> None:
     content, note = drafts.personalise(ctx.update.message, content)
     if note:
         ctx.reply(note)
-    admins.set_state(ctx.user_id, STEP_BUTTON, Draft(draft_id=draft.draft_id, content=content).to_json())
+    state = Draft(draft_id=draft.draft_id, content=content).to_json()
+    if content["type"] == "copy" and ctx.update.message.text is not None:
+        state[drafts.MAIN_HTML] = ctx.update.message.text_html  # a language version turns it into a text broadcast
+    admins.set_state(ctx.user_id, STEP_BUTTON, state)
     ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft.draft_id))
 
 
@@ -139,20 +146,35 @@ def to_preview(ctx: BotContext, draft: Draft, count: int) -> None:
     presend.show(ctx, draft, count, preview=preview)
 
 
-def send_preview(ctx: BotContext, draft: Draft) -> Future:
+def send_preview(ctx: BotContext, draft: Draft) -> Future | tuple[Future, ...]:
     """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name).
 
-    Returns the queued send: it resolves to None when the preview was not delivered.
+    With language versions, each follows under a label naming it. Returns the
+    queued sends: each resolves to None when it was not delivered.
     """
     content = draft.content
     markup = url_button(draft.button_text, draft.button_url)
     if content.get("type") == CONTENT_ALBUM:
         return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+    main = preview_of(ctx, content, markup, None)
+    if not draft.variants:
+        return main
+    sent = [main]
+    for code, text in draft.variants.items():
+        ctx.reply("var_preview_label", code=code)
+        sent.append(preview_of(ctx, content, markup, text))
+    return tuple(sent)
+
+
+def preview_of(ctx: BotContext, content: dict, markup: dict | None, variant: str | None) -> Future:
+    """Send one version's preview: the text with the admin's own name, or the copy (with a version's caption)."""
     if content["type"] == "text":  # a personal greeting: rendered with the admin's own name
         first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
-        return ctx.outbox.send(ctx.chat_id, greeting.render(content["text"], first_name, ctx.lang),
+        text = variant if variant is not None else content["text"]
+        return ctx.outbox.send(ctx.chat_id, greeting.render(text, first_name, ctx.lang),
                                parse_mode="HTML", reply_markup=markup)
-    return ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup)
+    return ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup,
+                           caption=variant)
 
 
 def audience_keyboard(ctx: BotContext, draft: Draft) -> dict:

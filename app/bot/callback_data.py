@@ -18,6 +18,7 @@ from app.bot.buttons import SPEC
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
 from app.services.broadcast.send_time import PRESETS
+from app.services.broadcast.variants import LANG_CODE
 from app.settings_schema import DEFS
 
 MAX_BYTES = 64  # Telegram's own limit on callback_data
@@ -73,6 +74,10 @@ _ARGS = {
     "option": lambda raw: raw if raw in TOGGLES else None,
     "preset": lambda raw: raw if raw in PRESETS else None,
     "source": lambda raw: raw if valid_source(raw) else None,
+    # A language version to add (a two-letter code) or "more" (ask for the code).
+    "variant": lambda raw: raw if raw == "more" or LANG_CODE.fullmatch(raw) else None,
+    # The language version an edit changes: "default" or a two-letter code.
+    "edit_variant": lambda raw: raw if raw == "default" or LANG_CODE.fullmatch(raw) else None,
 }
 
 

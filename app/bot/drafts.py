@@ -8,6 +8,8 @@ from app.services.broadcast.greeting import has_greeting
 from app.services.broadcast.text_rules import CAPTION_LIMIT, TEXT_LIMIT, measured, utf16_len
 
 BUTTON_TEXT_LIMIT = 64
+# The draft's JSON key holding a plain text message's HTML: with language versions it is sent as text.
+MAIN_HTML = "main_html"
 # Kinds copyMessage reproduces faithfully for every recipient.
 MEDIA_KINDS = ("photo", "video", "animation", "document", "audio", "voice", "video_note", "sticker")
 

@@ -19,9 +19,14 @@ def admin_menu(lang: str) -> dict:
     return ReplyKeyboardMarkup(rows, resize_keyboard=True, is_persistent=True).to_dict()
 
 
+MORE_VARIANTS = "more"  # the "version in another language" button's argument (app.bot.variant_step)
+
+
 def no_button(lang: str, draft_id: str) -> dict:
-    """Return the "no button" choice of the wizard's button step, bound to its draft."""
-    return _inline([[(t("btn_no_button", lang), build("no_button", token=draft_id))]])
+    """Return the wizard's button step: "no button", and the language versions to add, bound to its draft."""
+    return _inline([[(t("btn_no_button", lang), build("no_button", token=draft_id))],
+                    [(t("btn_add_english", lang), build("add_variant", "en", draft_id)),
+                     (t("btn_add_variant", lang), build("add_variant", MORE_VARIANTS, draft_id))]])
 
 
 def audience(lang: str, counts: dict[str, int], draft_id: str, members: bool = True) -> dict:
@@ -103,6 +108,13 @@ def action_confirm(lang: str, token: str, yes_key: str) -> dict:
     """Return an unsend/edit question's yes / abort buttons, bound to this one question."""
     return _inline([[(t(yes_key, lang), build("act_yes", token=token)),
                      (t("btn_act_abort", lang), build("act_no", token=token))]])
+
+
+def edit_variants(lang: str, token: str, counts: list[tuple[str, str, int]]) -> dict:
+    """Return a button per language version to edit ((argument, name, copies)), then abort, bound to the question."""
+    rows = [[(t("btn_edit_variant", lang, name=name, n=n), build("edit_variant", arg, token))]
+            for arg, name, n in counts]
+    return _inline(rows + [[(t("btn_act_abort", lang), build("act_no", token=token))]])
 
 
 def action_abort(lang: str, token: str) -> dict:

@@ -99,7 +99,7 @@ def _retoggle(ctx: BotContext, token: str, change) -> None:
 
 
 def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None = None,
-         preview: Future | None = None) -> None:
+         preview: Future | tuple[Future, ...] | None = None) -> None:
     """Store a new preview id and render the screen, once the preview just sent (if any) was delivered.
 
     With a preview, the screen waits for the reply flush that sends it: a
@@ -112,6 +112,8 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
     paid = is_paid(ctx, draft)
     body = screen_text(ctx, draft, n, paid, pending_ahead())
+    if draft.variants:
+        body += variants_line(ctx, draft)
     if draft.content_type == CONTENT_ALBUM:
         body += ctx.text("wiz_album_parts_line", n=parts(draft))  # exactly the parts the Confirm sends
     if not paid and ctx.settings["broadcast_paid_enabled"]:
@@ -136,8 +138,13 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
         ctx.after_commit(render)
 
 
-def delivered(preview: Future | None) -> bool:
-    """Tell whether the preview reached the admin; one still queued (its 429 outlasted the flush) is withdrawn."""
+def delivered(preview: Future | tuple[Future, ...] | None) -> bool:
+    """Tell whether the preview reached the admin; one still queued (its 429 outlasted the flush) is withdrawn.
+
+    A tuple (the previews of each language version) is delivered when every one of them is.
+    """
+    if isinstance(preview, tuple):
+        return all([delivered(one) for one in preview])  # a list: every one still queued is withdrawn
     if preview is None:
         return True
     if not preview.done():
@@ -164,6 +171,13 @@ def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[t
         count=n, duration=format_estimate(seconds, ctx.lang),
         queue=ctx.text("wiz_queue_ahead", n=queued) if queued else "", options=options_text(ctx, draft),
     )
+
+
+def variants_line(ctx: BotContext, draft: Draft) -> str:
+    """Say how many recipients get each language version, with the WHERE and the match population will use."""
+    per = jobs.variant_counts(draft.target, list(draft.variants))
+    names = [(ctx.text("var_default"), per.get(None, 0))] + [(code, per.get(code, 0)) for code in draft.variants]
+    return ctx.text("var_presend_line", counts=ctx.text("list_sep").join(f"{name}: {n}" for name, n in names))
 
 
 def filters_text(ctx: BotContext, audience: Audience) -> str:

@@ -4,7 +4,8 @@ Steps (admin_states), each with a fresh random "act_token" its buttons carry,
 so a button under an older question never acts on the current one:
   act:unsend1  first confirmation ("delete from everyone?")
   act:unsend2  second confirmation ("sure? it cannot be undone")
-  act:edit     waiting for the new text (or caption)
+  act:edit_pick  a broadcast with language versions: which version to edit (one button each)
+  act:edit     waiting for the new text (or caption), of one version when it has versions
   act:edit_ok  the new text shown (rendered, as its own message), waiting for its confirmation
 A step is taken exactly once (take_state), like the wizard's confirm; the job
 is then created after commit and run by the request's bounded pumps.
@@ -20,12 +21,15 @@ from app.bot.context import BotContext
 from app.bot.drafts import MEDIA_KINDS
 from app.models.broadcast import KIND_EDIT, KIND_UNSEND, BroadcastJob
 from app.services import admins, audit
-from app.services.broadcast import actions, greeting, jobs, runner, text_rules
+from app.services.broadcast import actions, greeting, jobs, runner, text_rules, variants
 from app.services.broadcast.content import url_button
 
 log = logging.getLogger(__name__)
 STEP_UNSEND1, STEP_UNSEND2 = "act:unsend1", "act:unsend2"
 STEP_EDIT, STEP_EDIT_OK = "act:edit", "act:edit_ok"
+STEP_EDIT_PICK = "act:edit_pick"
+# The draft's key naming the version an edit changes ("default" or a code); absent without versions.
+VARIANT = "variant"
 TOKEN = "act_token"
 
 
@@ -46,10 +50,44 @@ def on_edit(ctx: BotContext, job_id: int) -> None:
         return
     ctx.answer()
     source = jobs.get_job(job_id)
-    key = "edit_ask_text" if source.content_type == "text" else "edit_ask_caption"
     token = new_token()
+    if variants.of(source):
+        # One version at a time, each with its own text: one language's words never reach another's copies.
+        per = actions.copies_per_variant(job_id)
+        counts = [(variants.label(code), version_name(ctx, code), per.get(code, 0))
+                  for code in [None, *variants.of(source)]]
+        admins.set_state(ctx.user_id, STEP_EDIT_PICK, {"job_id": job_id, TOKEN: token})
+        ctx.reply("edit_pick_variant", keyboards.edit_variants(ctx.lang, token, counts), id=job_id)
+        return
+    key = "edit_ask_text" if source.content_type == "text" else "edit_ask_caption"
     admins.set_state(ctx.user_id, STEP_EDIT, {"job_id": job_id, TOKEN: token})
     ctx.reply(key, keyboards.action_abort(ctx.lang, token), id=job_id, limit=actions.edit_limit(source))
+
+
+def version_name(ctx: BotContext, code: str | None) -> str:
+    """Return a version's name as the admin reads it: the default's in their language, else its code."""
+    return ctx.text("var_default") if code is None else code
+
+
+@button("a.ev", "edit_variant", arg="edit_variant", draft=True)
+def on_edit_variant(ctx: BotContext, token: str, variant: str) -> None:
+    """A version chosen to edit: ask for its new text (only its copies will change)."""
+    state = admins.get_state(ctx.user_id)
+    if state is None or state[0] != STEP_EDIT_PICK or state[1].get(TOKEN) != token:
+        ctx.answer("wiz_expired")
+        return
+    job_id = state[1]["job_id"]
+    source = jobs.get_job(job_id)
+    code = None if variant == variants.DEFAULT else variant
+    if source is None or (code is not None and code not in variants.of(source)):
+        ctx.answer("wiz_expired")
+        return
+    ctx.answer()
+    n = actions.copies_per_variant(job_id).get(code, 0)
+    new = new_token()
+    admins.set_state(ctx.user_id, STEP_EDIT, {"job_id": job_id, VARIANT: variant, TOKEN: new})
+    ctx.reply("edit_ask_variant", keyboards.action_abort(ctx.lang, new), id=job_id, name=version_name(ctx, code),
+              n=n, limit=actions.edit_limit(source))
 
 
 def on_input(ctx: BotContext, step: str, draft: dict) -> None:
@@ -75,6 +113,11 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
         _refuse_text(ctx, exc)
         return
     _preview(ctx, source, text)
+    if VARIANT in draft:
+        code = None if draft[VARIANT] == variants.DEFAULT else draft[VARIANT]
+        _ask(ctx, STEP_EDIT_OK, {"job_id": draft["job_id"], "text": text, VARIANT: draft[VARIANT]},
+             "edit_confirm_variant", "btn_edit_yes", id=draft["job_id"], name=version_name(ctx, code))
+        return
     key = "edit_confirm_personal" if greeting.has_greeting(text) else "edit_confirm"
     _ask(ctx, STEP_EDIT_OK, {"job_id": draft["job_id"], "text": text}, key, "btn_edit_yes", id=draft["job_id"])
 
@@ -161,7 +204,10 @@ def _create(ctx: BotContext, kind: str, draft: dict) -> None:
     try:
         if kind == KIND_UNSEND:
             job = actions.unsend_job(job_id, **common)
+        elif draft.get(VARIANT) not in (None, variants.DEFAULT):
+            job = actions.edit_job(job_id, None, variants={draft[VARIANT]: draft["text"]}, **common)
         else:
+            # Without versions: every copy; with versions ("default"): the default's copies only.
             job = actions.edit_job(job_id, draft["text"], **common)
     except actions.NotActionable as exc:
         ctx.end_transaction()

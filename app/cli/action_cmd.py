@@ -7,6 +7,7 @@ from app.cli.broadcast_cmd import JOB_ID, broadcast_group
 from app.cli.common import CommandError
 from app.services import audit
 from app.services.broadcast import actions, text_rules
+from app.services.broadcast.variants import VariantRefused
 from app.services.settings import load_settings
 
 
@@ -26,17 +27,30 @@ def unsend_cmd(job_id: int) -> None:
 
 @broadcast_group.command("edit")
 @click.argument("job_id", type=JOB_ID, metavar="ID")
-@click.option("--text", required=True, help="The new text (Telegram HTML); a caption for media and albums.")
-def edit_cmd(job_id: int, text: str) -> None:
+@click.option("--text", help="The new text (Telegram HTML); a caption for media and albums. With language "
+                             "variants: the default's copies only.")
+@click.option("--variant", "variants", type=(str, str), multiple=True, metavar="LANG TEXT",
+              help="A broadcast with language variants: the new text of that variant's copies (repeatable); "
+                   "variants not named keep their text.")
+def edit_cmd(job_id: int, text: str | None, variants: tuple) -> None:
     """Replace the text (or caption) of every copy a finished broadcast delivered; print the edit job's id."""
+    if text is None and not variants:
+        raise click.UsageError("give --text (the default's copies) and/or --variant LANG TEXT")
     # The HTML first (it needs no job); the service then checks the length against the job's kind of text.
-    problem = text_rules.html_problem(text)
-    if problem:
-        raise CommandError(f"--text: broken HTML (Telegram: can't parse entities): {problem}", exit_code=2)
+    for option, value in ([("--text", text)] if text is not None else []) + [("--variant", v) for _, v in variants]:
+        problem = text_rules.html_problem(value)
+        if problem:
+            raise CommandError(f"{option}: broken HTML (Telegram: can't parse entities): {problem}", exit_code=2)
+    codes = [code.strip().lower() for code, _ in variants]
+    if len(set(codes)) != len(codes):
+        raise CommandError("--variant: each language once", exit_code=2)
     try:
-        job = actions.edit_job(job_id, text, actor=audit.ACTOR_CLI, lang="en", settings=load_settings())
+        job = actions.edit_job(job_id, text, actor=audit.ACTOR_CLI, lang="en", settings=load_settings(),
+                               variants=dict(variants))
     except actions.NotActionable as exc:
         raise CommandError(str(exc)) from None
+    except VariantRefused as exc:
+        raise CommandError(f"--variant: {exc}", exit_code=2) from None
     except ValueError as exc:
-        raise CommandError(f"--text: {exc}", exit_code=2) from None
+        raise CommandError(f"--text: {exc}" if not variants else str(exc), exit_code=2) from None
     click.echo(job.id)

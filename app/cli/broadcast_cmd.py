@@ -14,10 +14,11 @@ from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast import jobs, schedule
+from app.services.broadcast import jobs, schedule, variant_stats
 from app.services.broadcast.draft import Draft
 from app.services.broadcast.send_time import SendTimeError, parse_iso
 from app.services.broadcast.status import job_status
+from app.services.broadcast.variants import VariantRefused, check_cli_pairs
 from app.services.settings import load_settings
 
 # Ids are BIGINT (SQLite INTEGER): anything larger cannot exist, and SQLite
@@ -107,6 +108,10 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--message-id", type=JOB_ID, metavar="ID", help="... with this message id.")
 @click.option("--message-ids", metavar="ID,ID,...",
               help="... or these message ids, sent as one album with copyMessages (no button).")
+@click.option("--variant", "variants", type=(str, str), multiple=True, metavar="LANG TEXT",
+              help="A language variant (repeatable): users whose Telegram language is LANG (two letters; en-US "
+                   "is en) get TEXT instead (HTML; with --copy-from, the caption that replaces a media message's: "
+                   "a copied text message has no caption, so give its text with --text instead).")
 @click.option("--button-text", help="Text of an optional URL button.")
 @click.option("--button-url", help="http(s) URL of that button.")
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
@@ -119,10 +124,14 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
-def create(audience, text, copy_from, message_id, message_ids, button_text, button_url, created_by, langs,
+def create(audience, text, copy_from, message_id, message_ids, variants, button_text, button_url, created_by, langs,
            active_days, joined_days, sources, silent, protect, at) -> None:
     """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id, message_ids)
+    try:
+        checked = check_cli_pairs(variants, content)
+    except VariantRefused as exc:
+        raise CommandError(f"--variant: {exc}", exit_code=2) from None
     problem = button_problem(button_text, button_url)
     if problem:
         raise CommandError(problem, exit_code=2)
@@ -130,7 +139,7 @@ def create(audience, text, copy_from, message_id, message_ids, button_text, butt
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience, tuple(langs), active_days, joined_days, sources)
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
-                  silent=silent, protect=protect).with_target(target)
+                  variants=checked or None, silent=silent, protect=protect).with_target(target)
     send_at = _send_at(at) if at is not None else None
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
@@ -163,8 +172,9 @@ def list_jobs(as_json: bool, limit: int) -> None:
 @broadcast_group.command("status")
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def status_cmd(job_id: int) -> None:
-    """Print one job's counters, rate and ETA as JSON."""
-    echo_json(english_status(job_status(_existing_job(job_id)).as_dict()))
+    """Print one job's counters, rate and ETA as JSON (with language variants: per variant too)."""
+    job = _existing_job(job_id)
+    echo_json(english_status(job_status(job, variants=variant_stats.counts(job)).as_dict()))
 
 
 def _transition(job_id: int, verb: str, action) -> None:

@@ -156,6 +156,9 @@ class BroadcastJob(db.Model):
     # An album: its parts' message ids as a JSON array, ascending (copyMessages keeps that order).
     source_message_ids: Mapped[str | None] = mapped_column(Text)
     text: Mapped[str | None] = mapped_column(Text)
+    # Language variants (app.services.broadcast.variants): a JSON object, language code -> text (a text
+    # broadcast) or caption (a copied media message); NULL: one content for everyone.
+    variants: Mapped[str | None] = mapped_column(Text)
     parse_mode: Mapped[str | None] = mapped_column(String(16))
     button_text: Mapped[str | None] = mapped_column(String(64))
     button_url: Mapped[str | None] = mapped_column(String(512))
@@ -237,3 +240,5 @@ class BroadcastJobItem(db.Model):
     message_ids: Mapped[str | None] = mapped_column(Text)
     # The recipient's first click on the tracked button (later clicks only count on the job).
     clicked_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # The language variant this recipient gets (set at population from their language code); NULL: the default.
+    variant: Mapped[str | None] = mapped_column(String(8))

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, delete, func, insert, literal, not_, or_, select, update
+from sqlalchemy import String, and_, case, delete, func, insert, literal, not_, or_, select, update
 from sqlalchemy.orm import aliased
 
 from app.clock import utcnow
@@ -72,16 +72,38 @@ def count_audience(audience: Audience | str, now: datetime | None = None) -> int
     return db.session.execute(select(func.count()).select_from(User).where(*where)).scalar_one()
 
 
-def populate(job_id: int, audience: Audience | str, now: datetime | None = None) -> int:
+def variant_of_user(codes: Iterable[str]):
+    """Return the SQL for the language variant a user gets: the code their language code starts with, else NULL.
+
+    The same prefix match as the language filters (_lang_is); codes are two
+    letters, so no two of them can match one language code.
+    """
+    codes = list(codes)
+    if not codes:
+        return literal(None, String(8))
+    return case(*((User.language_code.like(f"{code}%"), literal(code)) for code in codes),
+                else_=literal(None, String(8)))
+
+
+def count_by_variant(audience: Audience | str, codes: Iterable[str], now: datetime | None = None) -> dict:
+    """Count an audience's users per language variant now ({code or None: n}), with populate()'s own match."""
+    variant = variant_of_user(codes).label("variant")
+    rows = db.session.execute(select(variant, func.count()).select_from(User)
+                              .where(*audience_filter(audience, now)).group_by(variant))
+    return {code: n for code, n in rows}
+
+
+def populate(job_id: int, audience: Audience | str, now: datetime | None = None, variants: Iterable[str] = ()) -> int:
     """Insert one pending item per audience member with a single INSERT ... SELECT.
 
-    Safe to run twice: UNIQUE(job_id, user_id) plus INSERT IGNORE / OR IGNORE
-    drop the second copy. Returns the job's item count afterwards.
+    Each item gets its recipient's language variant among `variants` (NULL:
+    the default). Safe to run twice: UNIQUE(job_id, user_id) plus INSERT
+    IGNORE / OR IGNORE drop the second copy. Returns the job's item count afterwards.
     """
     where = audience_filter(audience, now)
-    rows = select(literal(job_id), User.id, literal(PENDING)).where(*where).order_by(User.id)
+    rows = select(literal(job_id), User.id, literal(PENDING), variant_of_user(variants)).where(*where).order_by(User.id)
     stmt = (
-        insert(I).from_select(["job_id", "user_id", "status"], rows)
+        insert(I).from_select(["job_id", "user_id", "status", "variant"], rows)
         .prefix_with("IGNORE", dialect="mysql")
         .prefix_with("IGNORE", dialect="mariadb")
         .prefix_with("OR IGNORE", dialect="sqlite")
@@ -109,9 +131,10 @@ def populate_retry(job_id: int, source_id: int, statuses: tuple[str, ...]) -> in
     source already holds (so retrying twice never sends twice). The caller
     locked the source job first, so two retries of it run one after the other.
     """
-    rows = (select(literal(job_id), I.user_id, literal(PENDING)).join(User, User.id == I.user_id)
+    # The variant comes over with the user: the retry sends each the language the source chose for them.
+    rows = (select(literal(job_id), I.user_id, literal(PENDING), I.variant).join(User, User.id == I.user_id)
             .where(*_retry_rows(job_id, source_id, statuses)).order_by(I.id))
-    db.session.execute(insert(I).from_select(["job_id", "user_id", "status"], rows))
+    db.session.execute(insert(I).from_select(["job_id", "user_id", "status", "variant"], rows))
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
@@ -138,26 +161,66 @@ def _copies(source_ids: list[int], deleted_by: list[int]) -> list:
     return where
 
 
-def populate_action(job_id: int, source_ids: list[int], deleted_by: list[int] = ()) -> int:
+def populate_action(job_id: int, source_ids: list[int], deleted_by: list[int] = (),
+                    variants: Iterable[str | None] | None = None) -> int:
     """Insert one pending item per copy the sources delivered that is still there (one INSERT ... SELECT).
 
     An action job (unsend, edit) acts on the copies a broadcast and its
     retries delivered: only the ledger's sent items with a recipient message
     id come over, less the copies an earlier unsend already deleted. A retry
     never holds a user another job of the broadcast delivered to, so each
-    user has at most one copy here.
+    user has at most one copy here. variants (None: all): only copies of
+    these language variants (None in it: the default's), each keeping its variant.
     """
-    rows = (select(literal(job_id), I.user_id, literal(PENDING), I.message_id, I.message_ids)
-            .where(*_copies(list(source_ids), list(deleted_by))).order_by(I.id))
-    db.session.execute(insert(I).from_select(["job_id", "user_id", "status", "message_id", "message_ids"], rows))
+    where = _copies(list(source_ids), list(deleted_by))
+    if variants is not None:
+        where.append(variant_in(variants))
+    rows = (select(literal(job_id), I.user_id, literal(PENDING), I.message_id, I.message_ids, I.variant)
+            .where(*where).order_by(I.id))
+    db.session.execute(insert(I).from_select(["job_id", "user_id", "status", "message_id", "message_ids",
+                                              "variant"], rows))
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
 
 
-def sent_window(source_ids: list[int], deleted_by: list[int] = ()) -> tuple[int, object]:
+def variant_in(variants: Iterable[str | None]):
+    """Return the condition "the item's variant is one of these" (None: the default, stored NULL)."""
+    variants = list(variants)
+    codes = [v for v in variants if v]
+    either = [I.variant.in_(codes)] if codes else []
+    if None in variants or "" in variants:
+        either.append(or_(I.variant.is_(None), I.variant == ""))
+    return or_(*either) if either else literal(False)
+
+
+def sent_window(source_ids: list[int], deleted_by: list[int] = (),
+                variants: Iterable[str | None] | None = None) -> tuple[int, object]:
     """Return (copies an action would act on, the newest one's sent_at) of a broadcast and its retries."""
-    row = db.session.execute(select(func.count(), func.max(I.sent_at))
-                             .where(*_copies(list(source_ids), list(deleted_by)))).one()
+    where = _copies(list(source_ids), list(deleted_by))
+    if variants is not None:
+        where.append(variant_in(variants))
+    row = db.session.execute(select(func.count(), func.max(I.sent_at)).where(*where)).one()
     return row[0], row[1]
+
+
+def copies_by_variant(source_ids: list[int], deleted_by: list[int] = ()) -> dict[str | None, int]:
+    """Count the copies still there per language variant ({code or None: n}): what an edit per variant reaches."""
+    rows = db.session.execute(select(I.variant, func.count())
+                              .where(*_copies(list(source_ids), list(deleted_by))).group_by(I.variant))
+    out: dict[str | None, int] = {}
+    for code, n in rows:
+        out[code or None] = out.get(code or None, 0) + n
+    return out
+
+
+def variant_tallies(job_id: int) -> dict[str | None, dict[str, int]]:
+    """Count a job's items per language variant and status ({code or None: {status: n}})."""
+    rows = db.session.execute(select(I.variant, I.status, func.count()).where(I.job_id == job_id)
+                              .group_by(I.variant, I.status))
+    out: dict[str | None, dict[str, int]] = {}
+    for code, status, n in rows:
+        per = out.setdefault(code or None, {})
+        per[status] = per.get(status, 0) + n
+    return out
 
 
 def in_flight(job_ids: list[int]) -> int:
@@ -174,11 +237,11 @@ def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple]:
     serves an edit with a personal greeting; one join, as for a send.
     """
     rows = db.session.execute(
-        select(I.id, I.user_id, I.message_id, I.message_ids, User.first_name, User.language_code)
+        select(I.id, I.user_id, I.message_id, I.message_ids, User.first_name, User.language_code, I.variant)
         .outerjoin(User, User.id == I.user_id)
         .where(I.job_id == job_id, I.status == PENDING, I.id > after_id).order_by(I.id).limit(limit)
     )
-    return [(r[0], r[1], r[2], json.loads(r[3]) if r[3] else None, r[4], r[5]) for r in rows]
+    return [(r[0], r[1], r[2], json.loads(r[3]) if r[3] else None, r[4], r[5], r[6]) for r in rows]
 
 
 def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]]:
@@ -190,13 +253,25 @@ def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]
     return [(r[0], r[1]) for r in rows]
 
 
-def next_pending_named(job_id: int, after_id: int, limit: int) -> list[tuple[int, int, str | None, str | None]]:
-    """Like next_pending, with each recipient's first name and language (personal greetings); one join."""
+def next_pending_variants(job_id: int, after_id: int, limit: int) -> list[tuple[int, int, str | None]]:
+    """Like next_pending, with each item's language variant: (item id, user id, variant or None)."""
     rows = db.session.execute(
-        select(I.id, I.user_id, User.first_name, User.language_code).outerjoin(User, User.id == I.user_id)
+        select(I.id, I.user_id, I.variant).where(I.job_id == job_id, I.status == PENDING, I.id > after_id)
+        .order_by(I.id).limit(limit)
+    )
+    return [(r[0], r[1], r[2] or None) for r in rows]
+
+
+def next_pending_named(job_id: int, after_id: int, limit: int) -> list[tuple]:
+    """Like next_pending, with each recipient's first name and language (personal greetings); one join.
+
+    Rows are (item id, user id, first name, language code, variant).
+    """
+    rows = db.session.execute(
+        select(I.id, I.user_id, User.first_name, User.language_code, I.variant).outerjoin(User, User.id == I.user_id)
         .where(I.job_id == job_id, I.status == PENDING, I.id > after_id).order_by(I.id).limit(limit)
     )
-    return [(r[0], r[1], r[2], r[3]) for r in rows]
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 def mark_sending(ids: list[int]) -> int:
@@ -276,7 +351,7 @@ def last_item_id(job_id: int) -> int:
 def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tuple]:
     """Return up to limit ledger rows with after_id < id <= last_id, in id order (keyset pages).
 
-    Rows: (item id, user id, username, status, error, sent_at, message_id, clicked_at, start_source);
+    Rows: (item id, user id, username, status, error, sent_at, message_id, clicked_at, start_source, variant);
     a user row deleted since leaves the username and source empty. `job_id + 0` keeps
     both databases on the primary key's range: with the (job_id, user_id)
     index SQLite read and sorted the whole job for every page (quadratic).
@@ -284,7 +359,7 @@ def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tu
     """
     rows = db.session.execute(
         select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id, I.clicked_at,
-               User.start_source)
+               User.start_source, I.variant)
         .outerjoin(User, User.id == I.user_id)
         .where(I.id > after_id, I.id <= last_id, I.job_id + 0 == job_id).order_by(I.id).limit(limit))
     return [tuple(r) for r in rows]

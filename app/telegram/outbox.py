@@ -87,10 +87,12 @@ class Outbox:
         return self._queue_send("send_message", args, key, replace_message_id)
 
     def copy(self, chat_id: Any, from_chat_id: Any, message_id: int, *,
-             reply_markup: Any = None, key: Hashable = None) -> Future:
-        """Queue a copy of a stored message; resolves to its MessageId, or None."""
+             reply_markup: Any = None, key: Hashable = None, caption: str | None = None) -> Future:
+        """Queue a copy of a stored message (caption: HTML replacing its own); resolves to its MessageId, or None."""
         args = {"chat_id": chat_id, "from_chat_id": from_chat_id, "message_id": message_id,
                 "reply_markup": reply_markup}
+        if caption is not None:
+            args.update(caption=caption, parse_mode="HTML")
         return self._queue_send("copy_message", args, key, None)
 
     def copy_album(self, chat_id: Any, from_chat_id: Any, message_ids: list[int]) -> Future:

@@ -19,6 +19,7 @@ WIRE = {
     "a.yes": ("act_yes", None, True), "a.no": ("act_no", None, True),
     "r.ok": ("retry_ok", None, True), "r.no": ("retry_no", None, True),
     "w.src": ("toggle_source", "source", True),
+    "w.var": ("add_variant", "variant", True), "a.ev": ("edit_variant", "edit_variant", True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.sub": ("optin", None, False),
 }

@@ -43,7 +43,9 @@ def test_text_message_with_button_to_everyone(client, simulator, audience):
     draft_id = draft["draft_id"]
     ask = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
     assert ask["text"] == t("wiz_ask_button")
-    assert keyboard_of(ask) == [[{"text": t("btn_no_button"), "callback_data": f"w.no_button:{draft_id}"}]]
+    assert keyboard_of(ask) == [[{"text": t("btn_no_button"), "callback_data": f"w.no_button:{draft_id}"}],
+                                [{"text": t("btn_add_english"), "callback_data": f"w.var:en:{draft_id}"},
+                                 {"text": t("btn_add_variant"), "callback_data": f"w.var:more:{draft_id}"}]]
 
     send(client, simulator, f"دانلود نسخه‌ی جدید | {URL}")
     choose = simulator.deliveries("sendMessage", ADMIN_ID)[-1]

@@ -36,6 +36,7 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import jobs, lineage, text_rules
+from app.services.broadcast import variants as variants_service
 
 log = logging.getLogger(__name__)
 # Telegram lets a bot delete its messages in private chats for this long.
@@ -60,10 +61,17 @@ def unsend_job(job_id: int, *, actor: str | None = None, created_by: int | None 
     return _create(job_id, KIND_UNSEND, None, actor, created_by, progress_chat_id, lang, settings)
 
 
-def edit_job(job_id: int, text: str, *, actor: str | None = None, created_by: int | None = None,
-             progress_chat_id: int | None = None, lang: str = "fa", settings: dict | None = None) -> BroadcastJob:
-    """Create and queue the job that replaces the text (or caption) of every delivered copy; return it."""
-    return _create(job_id, KIND_EDIT, text, actor, created_by, progress_chat_id, lang, settings)
+def edit_job(job_id: int, text: str | None, *, actor: str | None = None, created_by: int | None = None,
+             progress_chat_id: int | None = None, lang: str = "fa", settings: dict | None = None,
+             variants: dict | None = None) -> BroadcastJob:
+    """Create and queue the job that replaces the text (or caption) of every delivered copy; return it.
+
+    A broadcast with language variants is edited per variant: text replaces
+    the default's copies, variants {code: text} those of each variant named;
+    copies of a variant not given keep their text, so one language's words
+    never land on another's copies.
+    """
+    return _create(job_id, KIND_EDIT, text, actor, created_by, progress_chat_id, lang, settings, variants or {})
 
 
 def edit_limit(source: BroadcastJob) -> int:
@@ -120,13 +128,45 @@ def covered(source_id: int) -> tuple[list[int], list[int]]:
     return scope, [row[0] for row in jobs_repo.actions_on(above, KIND_UNSEND, open_only=False)]
 
 
+def copies_per_variant(job_id: int) -> dict[str | None, int]:
+    """Count a broadcast's copies still there per language variant ({code or None: n}), its retries included."""
+    counts = items.copies_by_variant(*covered(job_id))
+    db.session.commit()
+    return counts
+
+
 def _check_text(source: BroadcastJob, text: str | None) -> str:
     """Return the edit's new text stripped, or raise TextRefused as Telegram would refuse it (HTML, length)."""
     return text_rules.check(text, edit_limit(source), "new text")
 
 
+def edit_scope(source: BroadcastJob, text: str | None, new_variants: dict) -> tuple[str | None, dict, list | None]:
+    """Check an edit's texts against its source; return (default text, {code: text}, variants it covers or None).
+
+    A source without variants takes one text for every copy (covers None:
+    all). A source with variants takes a text per variant edited; naming a
+    variant it does not have, or giving nothing, is refused.
+    """
+    have = variants_service.of(source)
+    if new_variants and not have:
+        raise NotActionable(f"job {source.id} has no language variants; edit it with --text alone",
+                            "act_no_variants", id=source.id)
+    checked = {}
+    for raw, new in new_variants.items():
+        code = variants_service.normalise_code(raw)
+        if code not in have:
+            raise NotActionable(f"job {source.id} has no {code} variant (its variants: {', '.join(have)})",
+                                "act_no_such_variant", id=source.id, code=code, have=", ".join(have))
+        checked[code] = text_rules.check(new, edit_limit(source), f"new {code} text")
+    default = _check_text(source, text) if text is not None or not checked else None
+    if not have:
+        return default, {}, None
+    return default, checked, ([None] if default is not None else []) + list(checked)
+
+
 def _create(job_id: int, kind: str, text: str | None, actor: str | None, created_by: int | None,
-            progress_chat_id: int | None, lang: str, settings: dict | None) -> BroadcastJob:
+            progress_chat_id: int | None, lang: str, settings: dict | None,
+            new_variants: dict | None = None) -> BroadcastJob:
     """Lock the chain, check it, copy the copies still there into a new action job and queue it."""
     db.session.rollback()
     jobs.expire_stopped_orphans()  # a dead pump's in-flight sends are settled first (as cron does)
@@ -138,19 +178,25 @@ def _create(job_id: int, kind: str, text: str | None, actor: str | None, created
         if not locked or source is None:
             raise NotActionable(f"no broadcast job {job_id}", "cb_unknown_job")
         check_source(source, kind)
+        edited, scope = {}, None
         if kind == KIND_EDIT:
             if source.content_type not in (CONTENT_TEXT, CONTENT_COPY, CONTENT_ALBUM):
                 raise NotActionable(f"job {job_id} has no text or caption to edit", "act_nothing", id=job_id)
-            text = _check_text(source, text)
+            text, edited, scope = edit_scope(source, text, new_variants or {})
+            if scope is not None and items.sent_window(*covered(job_id), variants=scope)[0] == 0:
+                names = ", ".join(variants_service.label(code) for code in scope)
+                raise NotActionable(f"job {job_id} has no delivered copy of the {names} variant to edit",
+                                    "act_variant_empty", id=job_id, variant=names)
     except ValueError:
         db.session.rollback()
         raise
     job = jobs.insert_draft(settings, **{name: getattr(source, name) for name in COPIED}, kind=kind,
-                            source_job_id=job_id, text=text, created_by=created_by,
-                            progress_chat_id=progress_chat_id, progress_lang=lang, created_at=db_utcnow())
+                            source_job_id=job_id, text=text, variants=variants_service.dump(edited),
+                            created_by=created_by, progress_chat_id=progress_chat_id, progress_lang=lang,
+                            created_at=db_utcnow())
     # An action is never a paid broadcast: deletes and edits take no paid option.
     job.paid, job.paid_limit = False, None
-    total = items.populate_action(job.id, *covered(job_id))
+    total = items.populate_action(job.id, *covered(job_id), variants=scope)
     action = audit.UNSENT if kind == KIND_UNSEND else audit.EDITED
     audit.record(actor, action, job_id, f"as job {job.id}: total={total}")
     jobs.queue_populated(job, total, actor, action, f"of job {job_id}: total={total}")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, KIND_UNSEND, BroadcastJob
 from app.services.broadcast import jobs as jobs_service
+from app.services.broadcast import variants
 from app.texts import LANGS, t
 
 # The callback data of the opt-out button under a copy (app.bot.subscription declares its handler).
@@ -77,6 +78,26 @@ def action_params(job: BroadcastJob) -> tuple[str, dict]:
     if job.content_type == CONTENT_TEXT:
         params["link_preview_options"] = {"is_disabled": True}
     return "editMessageText", {**params, "text": job.text}
+
+
+def with_text(method: str, params: dict, text: str) -> dict:
+    """Return a send's or edit's parameters carrying another text: a language variant's (text, or caption)."""
+    if method in ("sendMessage", "editMessageText"):
+        return {**params, "text": text}
+    if method == "editMessageCaption":
+        return {**params, "caption": text}
+    if method == "copyMessage":
+        # The variant replaces the copied media message's caption (HTML, like every text the bot writes).
+        return {**params, "caption": text, "parse_mode": "HTML"}
+    return params  # deletes carry no text
+
+
+def by_variant(job: BroadcastJob, method: str, params: dict) -> dict[str | None, tuple[str, dict]]:
+    """Return the method and parameters per language variant (None: the default content) of a send or action."""
+    out: dict[str | None, tuple[str, dict]] = {None: (method, params)}
+    for code, text in variants.of(job).items():
+        out[code] = (method, with_text(method, params, text))
+    return out
 
 
 def target_params(method: str, params: dict, message_id: int, part_ids: list[int] | None) -> dict:

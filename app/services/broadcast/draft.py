@@ -23,6 +23,7 @@ class Draft:
     audience: str | None = None     # the base audience ("all" when none was chosen) ...
     filters: dict | None = None     # ... and its filters: {"langs": [...], "active_days": n, "joined_days": n,
     #                                 "sources": [...]}
+    variants: dict | None = None    # language variants, {code: text or caption} (app.services.broadcast.variants)
     silent: bool = False
     protect: bool = False
     paid_ok: bool = False           # a paid broadcast's first Confirm was pressed

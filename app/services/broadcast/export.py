@@ -10,9 +10,13 @@ from app.extensions import db
 from app.models.broadcast import BroadcastJob
 from app.repository import broadcast_items as items
 from app.services import audit
+from app.services.broadcast import variants
 
 # source: the user's first /start payload (where they came from); empty when none.
 HEADER = ("user_id", "username", "status", "error", "time", "message_id", "clicked_at", "source")
+# A broadcast with language variants (and its unsend or edit) adds the variant each recipient got ("default":
+# none matched their language); a file of a job without variants keeps the columns above.
+VARIANT_COLUMN = "variant"
 # Rows per keyset page: each page is one short read transaction.
 PAGE_ROWS = 2000
 # Excel reads a CSV as UTF-8 (Persian names) only with a byte order mark.
@@ -45,6 +49,15 @@ def text_cell(value: str | None) -> str:
     return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
+def has_variants(job_id: int) -> bool:
+    """Tell whether a job's ledger records language variants: it has some, or acts on a broadcast that has."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is None:
+        return False
+    source = db.session.get(BroadcastJob, job.source_job_id) if job.source_job_id else None
+    return bool(job.variants or (source is not None and source.variants))
+
+
 def _time(value) -> str:
     """Render a ledger time (naive UTC) to the second, or "" when there is none."""
     return value.isoformat(sep=" ", timespec="seconds") if value else ""
@@ -53,9 +66,10 @@ def _time(value) -> str:
 def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[bytes, int]]:
     """Yield the ledger as UTF-8 CSV with a BOM, one (chunk, rows in it) per page, in item id order."""
     page_rows = page_rows or PAGE_ROWS
+    with_variant = has_variants(job_id)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(HEADER)
+    writer.writerow((*HEADER, VARIANT_COLUMN) if with_variant else HEADER)
     yield BOM + buffer.getvalue().encode(), 0
     after, last = 0, items.last_item_id(job_id)
     while True:
@@ -65,10 +79,11 @@ def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[byte
             return
         buffer.seek(0)
         buffer.truncate()
-        for _, user_id, username, status, error, sent_at, message_id, clicked_at, source in rows:
+        for _, user_id, username, status, error, sent_at, message_id, clicked_at, source, variant in rows:
             # Ids stay numbers; every text cell is neutralised (a username or an error can start with "=").
-            writer.writerow((user_id, text_cell(username), text_cell(status), text_cell(error), _time(sent_at),
-                             message_id or "", _time(clicked_at), text_cell(source)))
+            row = (user_id, text_cell(username), text_cell(status), text_cell(error), _time(sent_at),
+                   message_id or "", _time(clicked_at), text_cell(source))
+            writer.writerow((*row, text_cell(variants.label(variant))) if with_variant else row)
         yield buffer.getvalue().encode(), len(rows)
         after = rows[-1][0]
 

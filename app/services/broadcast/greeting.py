@@ -7,6 +7,7 @@ per recipient.
 from __future__ import annotations
 
 import html
+import json
 import unicodedata
 
 from app.models.broadcast import CONTENT_TEXT, KIND_EDIT
@@ -28,8 +29,12 @@ def is_personal(job) -> bool:
     """Tell whether a job's copies greet each recipient by name: a text broadcast's, or any edit's.
 
     An edit's new text or caption is the bot's own, whatever the source was.
+    Any language variant asking for the name makes the job personal (the others render unchanged).
     """
-    return (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT) and has_greeting(job.text)
+    if not (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT):
+        return False
+    texts = [job.text, *json.loads(getattr(job, "variants", None) or "{}").values()]
+    return any(has_greeting(text) for text in texts)
 
 
 def shows_something(name: str) -> bool:

@@ -16,6 +16,7 @@ from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import text_rules
+from app.services.broadcast import variants as variants_service
 from app.services.broadcast.button_url import url_problem
 from app.services.broadcast.draft import Draft
 from app.services.broadcast.send_time import check_future
@@ -44,6 +45,13 @@ def count_recipients(audience: Audience | str) -> int:
     count = items.count_audience(audience)
     db.session.commit()
     return count
+
+
+def variant_counts(audience: Audience | str, codes: list[str]) -> dict:
+    """Count who gets each language variant now ({code or None: n}), with population's own WHERE and match."""
+    counts = items.count_by_variant(audience, codes)
+    db.session.commit()
+    return counts
 
 
 def _content_fields(content: dict) -> dict:
@@ -84,11 +92,14 @@ def album_ids(job: BroadcastJob) -> list[int]:
 def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
-               action: str = audit.CREATED, send_at: datetime | None = None) -> BroadcastJob:
+               action: str = audit.CREATED, send_at: datetime | None = None,
+               variants: dict | None = None) -> BroadcastJob:
     """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
 
     send_at (naive UTC) must lie ahead on the database's clock; the job then
-    waits as 'scheduled' until cron releases it.
+    waits as 'scheduled' until cron releases it. variants: {language code:
+    text or caption} (app.services.broadcast.variants); each item records
+    the one its recipient gets.
     """
     if not isinstance(audience, Audience) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
@@ -103,16 +114,20 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     fields = _content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and button_text:
         raise ValueError("an album carries no button (Telegram allows none)")
+    checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,
-                       progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now, **fields)
-    total = items.populate(job.id, audience, now)
+                       progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
+                       variants=variants_service.dump(checked), **fields)
+    total = items.populate(job.id, audience, now, checked)
     if total == 0:
         db.session.rollback()
         suffix = " after its filters" if audience.filtered else ""
         raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
     detail = f"audience={audience} total={total}"
+    if checked:
+        detail += " variants=" + ",".join(checked)
     if send_at is not None:
         detail += f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}"
     queue_populated(job, total, actor, audit.SCHEDULED if send_at is not None else action, detail, send_at)
@@ -133,7 +148,7 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
     return create_job(audience=draft.target, created_by=created_by, content=draft.content,
                       button_text=draft.button_text, button_url=draft.button_url, settings=settings,
                       progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
-                      actor=actor, action=action, send_at=send_at)
+                      actor=actor, action=action, send_at=send_at, variants=draft.variants)
 
 
 def insert_draft(settings: dict | None, **columns) -> BroadcastJob:

@@ -101,6 +101,11 @@ def too_long_for(length: int, limit: int) -> Outcome:
                    personal=True)
 
 
+def no_variant_text(variant: str | None) -> Outcome:
+    """Return the failure of an edit's copy whose language variant got no new text (never edited with another's)."""
+    return Outcome(FAILED, f"no new text for this copy's language variant ({variant or 'default'})", personal=True)
+
+
 def personal_failure(outcome: Outcome) -> Outcome:
     """Mark Telegram's "message is too long" for one personal copy as that recipient's own (not the breaker's)."""
     if outcome.kind == FAILED and "too long" in (outcome.error or "").lower():

@@ -14,9 +14,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import ACTION_KINDS, RUNNING, BroadcastJob
+from app.models.broadcast import ACTION_KINDS, KIND_EDIT, RUNNING, BroadcastJob
 from app.services.broadcast import clicks, greeting, text_rules
-from app.services.broadcast.content import action_params, message_params, target_params
+from app.services.broadcast.content import action_params, by_variant, message_params, target_params
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
 from app.services.broadcast.outcomes import (
@@ -24,6 +24,7 @@ from app.services.broadcast.outcomes import (
     classify,
     classify_action,
     delivered,
+    no_variant_text,
     personal_failure,
     too_long_for,
 )
@@ -200,6 +201,11 @@ class Pump:
         self.action = job.kind in ACTION_KINDS
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
+        # Each language variant's method and parameters; a claim without a variant gets the default's.
+        variant_calls = by_variant(job, method, params)
+        strict = job.kind == KIND_EDIT  # an edit's copies get their own variant's text, or none
+        if strict and job.text is None:
+            del variant_calls[None]  # an edit of named variants only: the default's copies are not its to edit
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1)
         self.personal = greeting.is_personal(job)
@@ -243,9 +249,18 @@ class Pump:
                 batch = self.heed(recorder.step(done, len(slots), len(in_flight), self.stop))
                 # Each item goes at its own bot-wide slot (None when this process paces alone).
                 for claim, slot in zip(batch, slots[:len(batch)], strict=True):
-                    item_params = self.personal_params(params, claim)
+                    call = variant_calls.get(claim.variant)
+                    if call is None and not strict:
+                        call = variant_calls[None]  # a send or unsend: a variant without its own call
+                    if call is None:
+                        # An edit never gives a copy another variant's text: without its own, that copy fails.
+                        in_flight[pool.submit(lambda v=claim.variant: no_variant_text(v))] = (claim.item_id,
+                                                                                              claim.user_id)
+                        continue
+                    item_method, item_params = call
+                    item_params = self.personal_params(item_params, claim)
                     refused = self.too_long(item_params)
-                    send = partial(self.send, method, item_params, claim.user_id, slot)
+                    send = partial(self.send, item_method, item_params, claim.user_id, slot)
                     call = (lambda r=refused: r) if refused else send
                     in_flight[pool.submit(call)] = (claim.item_id, claim.user_id)
                 more = self.can_dispatch(recorder)

@@ -59,6 +59,8 @@ class Claim(NamedTuple):
     # An action's copy (unsend, edit): its message id, and an album's part ids.
     message_id: int | None = None
     part_ids: list[int] | None = None
+    # The recipient's language variant (None: the default content).
+    variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,9 @@ class Recorder:
         self.personal = is_personal(job)
         # An action job (unsend, edit) reads each claimed item's copy.
         self.action = job.kind in ACTION_KINDS
+        # A send with language variants reads each claimed item's variant (an action's read always does:
+        # the pump refuses to give an edited copy another variant's text, so it must know each copy's).
+        self.variants = bool(job.variants)
         self.last_id, self.exhausted = 0, False
         self.streak = breaker.Streak()
         self.since_progress = 0
@@ -316,15 +321,22 @@ class Recorder:
                 self.exhausted = True
 
     def _next_pending(self) -> list[Claim]:
-        """Read the next batch of pending items, with each one's copy (actions) and name (personal greetings)."""
+        """Read the next batch of pending items, with each one's copy (actions), name (greetings) and variant."""
         if self.action:
             rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)
             if self.personal:
-                return [Claim(i, u, name, code, message_id, parts) for i, u, message_id, parts, name, code in rows]
-            return [Claim(i, u, message_id=message_id, part_ids=parts) for i, u, message_id, parts, _, _ in rows]
-        if not self.personal:
-            return [Claim(i, u) for i, u in items.next_pending(self.job_id, self.last_id, self.batch_size)]
-        return [Claim(*row) for row in items.next_pending_named(self.job_id, self.last_id, self.batch_size)]
+                return [Claim(i, u, name, code, message_id, parts, variant or None)
+                        for i, u, message_id, parts, name, code, variant in rows]
+            return [Claim(i, u, message_id=message_id, part_ids=parts, variant=variant or None)
+                    for i, u, message_id, parts, _, _, variant in rows]
+        if self.personal:
+            return [Claim(i, u, name, code, variant=variant or None)
+                    for i, u, name, code, variant in items.next_pending_named(self.job_id, self.last_id,
+                                                                              self.batch_size)]
+        if self.variants:
+            return [Claim(i, u, variant=variant)
+                    for i, u, variant in items.next_pending_variants(self.job_id, self.last_id, self.batch_size)]
+        return [Claim(i, u) for i, u in items.next_pending(self.job_id, self.last_id, self.batch_size)]
 
     def _take(self, want: int) -> list[Claim]:
         """Pop up to `want` claimed items."""

@@ -33,7 +33,7 @@ from app.services.broadcast import jobs, lineage
 log = logging.getLogger(__name__)
 # The job columns a retry copies: its content, its audience as shown, its send options.
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
-          "content_type", "from_chat_id", "source_message_id", "source_message_ids", "text", "parse_mode",
+          "content_type", "from_chat_id", "source_message_id", "source_message_ids", "text", "variants", "parse_mode",
           "button_text", "button_url", "silent", "protect", "optout_button")
 
 

@@ -74,6 +74,8 @@ class JobView:
     has_button: bool = False
     clicks: int = 0
     click_total: int = 0
+    # Language variants: per variant ("default" first), its items by status; None for a job without variants.
+    variants: dict | None = None
 
     @property
     def click_rate(self) -> float | None:
@@ -115,11 +117,15 @@ class JobView:
             "send_at": _iso(self.send_at), "send_at_tehran": self.send_at_tehran,
             "schedule_missed": self.schedule_missed,
             "clicks": self.clicks, "click_total": self.click_total, "click_rate": self.click_rate,
+            **({"variants": self.variants} if self.variants is not None else {}),
         }
 
 
-def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
-    """Return the view of a job: its counters with pending / not sent, rate and ETA as of now (the database's)."""
+def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict | None = None) -> JobView:
+    """Return the view of a job: its counters with pending / not sent, rate and ETA as of now (the database's).
+
+    variants: its items per language variant (app.services.broadcast.variant_stats), shown as given.
+    """
     processed = job.processed_count
     unfinished = job.pending_count
     not_sent = unfinished if job.status == CANCELLED else 0
@@ -153,6 +159,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None) -> JobView:
         schedule_missed=job.missed_at is not None,
         has_button=bool(job.button_url) and job.content_type != CONTENT_ALBUM and job.kind != KIND_UNSEND,
         clicks=job.clicks_unique or 0, click_total=job.clicks_total or 0,
+        variants=variants,
     )
 
 
