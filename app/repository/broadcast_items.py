@@ -72,13 +72,18 @@ def count_audience(audience: Audience | str, now: datetime | None = None) -> int
     return db.session.execute(select(func.count()).select_from(User).where(*where)).scalar_one()
 
 
-def populate(job_id: int, audience: Audience | str, now: datetime | None = None) -> int:
-    """Insert one pending item per audience member with a single INSERT ... SELECT.
+def populate(job_id: int, audience: Audience | str, now: datetime | None = None,
+             after: int | None = None, upto: int | None = None) -> int:
+    """Insert one pending item per audience member (user id in (after, upto] when given) by INSERT ... SELECT.
 
     Safe to run twice: UNIQUE(job_id, user_id) plus INSERT IGNORE / OR IGNORE
     drop the second copy. Returns the job's item count afterwards.
     """
     where = audience_filter(audience, now)
+    if after is not None:
+        where.append(User.id > after)
+    if upto is not None:
+        where.append(User.id <= upto)
     rows = select(literal(job_id), User.id, literal(PENDING)).where(*where).order_by(User.id)
     stmt = (
         insert(I).from_select(["job_id", "user_id", "status"], rows)
@@ -87,7 +92,36 @@ def populate(job_id: int, audience: Audience | str, now: datetime | None = None)
         .prefix_with("OR IGNORE", dialect="sqlite")
     )
     db.session.execute(stmt)
+    return count_items(job_id)
+
+
+def count_items(job_id: int) -> int:
+    """Count a job's items (whatever their status)."""
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
+
+
+def user_id_after(after: int | None, n: int) -> int | None:
+    """Return the id of the n-th user after `after` in id order, or None when fewer remain (a chunk's end).
+
+    Reads the primary key alone: the chunks of a population are id ranges of
+    n users each, whatever gaps Telegram ids have.
+    """
+    query = select(User.id).order_by(User.id).offset(n - 1).limit(1)
+    if after is not None:
+        query = query.where(User.id > after)
+    return db.session.execute(query).scalar()
+
+
+def delete_some(job_id: int, limit: int) -> int:
+    """Delete up to limit of a job's items in one short statement; return how many.
+
+    No ORDER BY: the first entries of the job's (job_id, ...) index are the
+    cheapest to find, and which items go first does not matter.
+    """
+    ids = [r[0] for r in db.session.execute(select(I.id).where(I.job_id == job_id).limit(limit))]
+    if not ids:
+        return 0
+    return db.session.execute(delete(I).where(I.id.in_(ids)).execution_options(synchronize_session=False)).rowcount
 
 
 def _retry_rows(job_id: int | None, source_id: int, statuses: tuple[str, ...]) -> list:

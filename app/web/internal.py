@@ -12,7 +12,7 @@ from app.extensions import db
 from app.logging_setup import log_context
 from app.models.pump_run import CRON
 from app.services import albums
-from app.services.broadcast import drain
+from app.services.broadcast import drain, jobs
 from app.services.broadcast.cron_watch import run_recorded
 from app.services.settings import load_settings
 from app.services.updates import purge_processed_updates
@@ -65,6 +65,15 @@ def _forget_old_albums() -> None:
         log.warning("forgetting old album rows failed: %s", type(exc).__name__)
 
 
+def _discard_abandoned_drafts() -> None:
+    """Remove jobs whose population died with its process; never fails the pump."""
+    try:
+        jobs.discard_abandoned_drafts()
+    except SQLAlchemyError as exc:
+        db.session.rollback()
+        log.warning("discarding abandoned drafts failed: %s", type(exc).__name__)
+
+
 @bp.route("/internal/pump", methods=["GET", "POST"])
 def pump():
     """Run pump_all within the budget and answer per-job counters as JSON."""
@@ -85,6 +94,7 @@ def pump():
         results = run_recorded(CRON, lambda: drain.pump_all(seconds, settings=settings))
         purged = _purge_processed_updates(settings["processed_updates_keep_days"])
         _forget_old_albums()
+        _discard_abandoned_drafts()
     finally:
         log_context.reset(context)
     return jsonify(ok=True, jobs=[r.to_dict() for r in results], seconds=round(time.monotonic() - started, 3),
