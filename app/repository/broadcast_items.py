@@ -314,7 +314,7 @@ def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tu
     a user row deleted since leaves the username and source empty. `job_id + 0` keeps
     both databases on the primary key's range: with the (job_id, user_id)
     index SQLite read and sorted the whole job for every page (quadratic).
-    A job's items are inserted by one statement, so the range holds little else.
+    A job's items are inserted in a few large chunks, so the range holds little else.
     """
     rows = db.session.execute(
         select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id, I.clicked_at,
@@ -330,21 +330,26 @@ def tallies(job_id: int) -> dict[str, int]:
     return {status: n for status, n in rows}
 
 
-def purge_finished(before: datetime) -> dict[int, int]:
-    """Delete items of jobs that ended before a cutoff, none sent after it; return {job id: removed}.
+def purgeable_jobs(before: datetime) -> list[int]:
+    """Return the ids of jobs that ended before a cutoff and still hold items not sent after it, oldest first."""
+    old = or_(I.sent_at.is_(None), I.sent_at < before)
+    has_old = select(I.id).where(I.job_id == BroadcastJob.id, old).exists()
+    query = (select(BroadcastJob.id).where(BroadcastJob.status.in_(TERMINAL), BroadcastJob.finished_at < before,
+                                           has_old).order_by(BroadcastJob.id))
+    return [r[0] for r in db.session.execute(query)]
+
+
+def delete_finished_some(job_id: int, before: datetime, limit: int) -> int:
+    """Delete up to limit of a finished job's items not sent after the cutoff, in one short statement.
 
     A cancelled job's last in-flight sends may record after its finished_at:
     the sent_at guard keeps those until they too are older than the cutoff.
-    Job rows and counters stay.
     """
-    finished = select(BroadcastJob.id).where(BroadcastJob.status.in_(TERMINAL), BroadcastJob.finished_at < before)
-    removed: dict[int, int] = {}
-    for job_id in [r[0] for r in db.session.execute(finished.order_by(BroadcastJob.id))]:
-        old = or_(I.sent_at.is_(None), I.sent_at < before)
-        n = db.session.execute(delete(I).where(I.job_id == job_id, old)).rowcount
-        if n:
-            removed[job_id] = n
-    return removed
+    old = or_(I.sent_at.is_(None), I.sent_at < before)
+    ids = [r[0] for r in db.session.execute(select(I.id).where(I.job_id == job_id, old).limit(limit))]
+    if not ids:
+        return 0
+    return db.session.execute(delete(I).where(I.id.in_(ids)).execution_options(synchronize_session=False)).rowcount
 
 
 def block_users(user_ids: Iterable[int], now: datetime) -> None:

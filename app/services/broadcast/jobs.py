@@ -345,16 +345,33 @@ def expire_stopped_orphans() -> int:
     return total
 
 
-def purge_items(older_than_days: int, now: datetime | None = None) -> dict:
+def purge_items(older_than_days: int, now: datetime | None = None, max_items: int | None = None) -> dict:
     """Delete items of jobs finished more than N days (and at least 48 hours) ago; job rows and counters stay.
 
     Items younger than PURGE_FLOOR are always kept: unsend and retry read them.
-    Returns what was removed: {"items": n, "jobs": {job id: items removed}, "before": cutoff}.
+    The items go DELETE_CHUNK at a time, each chunk its own short transaction,
+    so a pump sending meanwhile is never held up; max_items bounds one call
+    (cron's slice), the next call carries on. Returns what was removed:
+    {"items": n, "jobs": {job id: items removed}, "before": cutoff, "done": nothing left to remove}.
     """
     if older_than_days < 0:
         raise ValueError("older_than_days must be >= 0")
     now = now or utcnow()
     before = min(now - timedelta(days=older_than_days), now - PURGE_FLOOR)
-    removed = items.purge_finished(before)
+    removed: dict[int, int] = {}
+    left = max_items
+    job_ids = items.purgeable_jobs(before)
     db.session.commit()
-    return {"items": sum(removed.values()), "jobs": removed, "before": before}
+    for job_id in job_ids:
+        while left is None or left > 0:
+            n = items.delete_finished_some(job_id, before, DELETE_CHUNK if left is None else min(DELETE_CHUNK, left))
+            db.session.commit()
+            if not n:
+                break
+            removed[job_id] = removed.get(job_id, 0) + n
+            left = None if left is None else left - n
+            _let_writers_in()
+        if left == 0:
+            break
+    done = left is None or left > 0
+    return {"items": sum(removed.values()), "jobs": removed, "before": before, "done": done}
