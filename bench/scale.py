@@ -211,8 +211,7 @@ def populate_with_burst(url: str, kind: str, users: int, webhook: bool, threads:
     result["populate_s"] = round(ended - started, 2)
     result["job_id"], result["total"] = job.id, job.total_count
     if webhook:
-        during = [(s, ok) for t0, s, ok in samples if t0 >= started and t0 + s <= ended + 0.001 or
-                  started <= t0 <= ended]
+        during = [(s, ok) for t0, s, ok in samples if t0 <= ended and t0 + s >= started]  # in flight during it
         lat = sorted(s for s, _ in during)
         result.update(hook_n=len(lat), hook_errors=sum(1 for _, ok in during if not ok))
         if lat:

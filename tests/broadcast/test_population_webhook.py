@@ -78,15 +78,18 @@ def test_failed_population_leaves_no_draft_and_no_items(app, small_chunks, monke
     real = jobs.items.populate
     calls = []
 
-    def fail_third_chunk(*args, **kwargs):
-        calls.append(1)
+    def fail_third_chunk(job_id, *args, **kwargs):
+        # What another process sees between chunks: the job is a draft, which no pump sends.
+        calls.append(db.session.execute(db.text("SELECT status FROM broadcast_jobs WHERE id = :id"),
+                                        {"id": job_id}).scalar())
         if len(calls) == 3:
             raise RuntimeError("the database went away")
-        return real(*args, **kwargs)
+        return real(job_id, *args, **kwargs)
 
     monkeypatch.setattr(jobs.items, "populate", fail_third_chunk)
     with pytest.raises(RuntimeError):
         create_text_job("all")
+    assert calls == [DRAFT] * 3
     assert jobs.list_jobs() == []
     assert db.session.execute(db.text("SELECT COUNT(*) FROM broadcast_job_items")).scalar() == 0
 
@@ -115,3 +118,17 @@ def test_a_draft_is_never_sent_and_an_abandoned_one_is_discarded(app, small_chun
     db.session.expunge_all()
     assert jobs.get_job(job_id) is None
     assert jobs.items.count_items(job_id) == 0
+
+
+@pytest.mark.parametrize("audience,expected", [("all", 9), ("members", 3), ("non_members", 6)])
+def test_chunks_apply_the_audience_and_count_each_user_once(app, monkeypatch, audience, expected):
+    from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER
+
+    monkeypatch.setattr(jobs, "POPULATE_CHUNK", 2)  # 7 chunks over 14 users, a chunk boundary inside each group
+    create_users(3, start=BASE_ID, status=CHANNEL_MEMBER)
+    create_users(4, start=BASE_ID + 100, status=CHANNEL_NOT_MEMBER)
+    create_users(2, start=BASE_ID + 200)
+    create_users(5, start=BASE_ID + 300, blocked=True, status=CHANNEL_MEMBER)
+    job = create_text_job(audience)
+    assert reload(job.id).total_count == expected == jobs.items.count_items(job.id)
+    assert jobs.items.tallies(job.id) == {"pending": expected}
