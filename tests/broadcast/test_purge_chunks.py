@@ -98,3 +98,25 @@ def test_cron_discards_a_population_that_died(app, client, monkeypatch):
     assert client.get(URL, headers=AUTH).status_code == 200
     db.session.expunge_all()
     assert db.session.get(BroadcastJob, job_id) is None and item_count(job_id) == 0
+
+
+def test_the_forever_worker_housekeeps_as_cron_does(app, monkeypatch):
+    """A VPS runs `broadcast pump --forever` instead of cron: old update ids go there too."""
+    import threading
+
+    from app.cli import pump_cmd
+
+    old = utcnow() - timedelta(days=30)
+    db.session.execute(insert(ProcessedUpdate), [{"update_id": i, "processed_at": old} for i in range(1, 4)])
+    db.session.commit()
+    stop = threading.Event()
+    real = pump_cmd.run_once
+
+    def once_then_stop(*args):
+        stop.set()  # one iteration: the loop ends after it
+        return real(*args)
+
+    monkeypatch.setattr(pump_cmd, "run_once", once_then_stop)
+    pump_cmd.run_forever(1, 0, stop)
+    assert db.session.execute(select(db.func.count()).select_from(ProcessedUpdate)).scalar() == 0
+    db.session.commit()
