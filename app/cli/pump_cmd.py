@@ -16,6 +16,7 @@ from app.cli.english import english_status
 from app.db_errors import describe
 from app.extensions import db
 from app.models.pump_run import CLI
+from app.services import housekeeping
 from app.services.broadcast import drain, jobs
 from app.services.broadcast.cron_watch import run_recorded
 from app.services.settings import load_settings
@@ -48,6 +49,7 @@ def run_forever(seconds: float, interval: float, stop: threading.Event) -> None:
             report = run_once(None, seconds, settings)
             if report["jobs"]:
                 click.echo(json.dumps(report, ensure_ascii=False, default=str))
+            housekeeping.run(settings)  # what cron's /internal/pump does after each pump: a VPS has no cron
         except SQLAlchemyError as exc:
             # A worker outlives a database blip; the next iteration starts fresh. One line says why.
             log.error("pump iteration failed: %s; retrying in %s s", describe(exc), interval)

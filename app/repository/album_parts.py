@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, select, tuple_
 
 from app.extensions import db
 from app.models.album_part import ANSWERED_MARKER, AlbumPart
@@ -40,9 +40,16 @@ def part_ids(admin_id: int, media_group_id: str) -> list[int]:
     return list(db.session.execute(stmt).scalars())
 
 
-def delete_all_older_than(cutoff: datetime) -> int:
-    """Delete every row created before cutoff; return how many."""
+def delete_all_older_than(cutoff: datetime, limit: int | None = None) -> int:
+    """Delete every row created before cutoff (at most limit of them); return how many."""
     stmt = delete(AlbumPart).where(AlbumPart.created_at < cutoff)
+    if limit is not None:
+        A = AlbumPart  # noqa: N806
+        keys = select(A.admin_id, A.media_group_id, A.message_id).where(A.created_at < cutoff).limit(limit)
+        found = [tuple(r) for r in db.session.execute(keys)]
+        if not found:
+            return 0
+        stmt = delete(A).where(tuple_(A.admin_id, A.media_group_id, A.message_id).in_(found))
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 

@@ -93,14 +93,19 @@ def count_by_variant(audience: Audience | str, codes: Iterable[str], now: dateti
     return {code: n for code, n in rows}
 
 
-def populate(job_id: int, audience: Audience | str, now: datetime | None = None, variants: Iterable[str] = ()) -> int:
-    """Insert one pending item per audience member with a single INSERT ... SELECT.
+def populate(job_id: int, audience: Audience | str, now: datetime | None = None, variants: Iterable[str] = (),
+             after: int | None = None, upto: int | None = None) -> int:
+    """Insert one pending item per audience member (user id in (after, upto] when given) by INSERT ... SELECT.
 
     Each item gets its recipient's language variant among `variants` (NULL:
     the default). Safe to run twice: UNIQUE(job_id, user_id) plus INSERT
     IGNORE / OR IGNORE drop the second copy. Returns the job's item count afterwards.
     """
     where = audience_filter(audience, now)
+    if after is not None:
+        where.append(User.id > after)
+    if upto is not None:
+        where.append(User.id <= upto)
     rows = select(literal(job_id), User.id, literal(PENDING), variant_of_user(variants)).where(*where).order_by(User.id)
     stmt = (
         insert(I).from_select(["job_id", "user_id", "status", "variant"], rows)
@@ -109,7 +114,36 @@ def populate(job_id: int, audience: Audience | str, now: datetime | None = None,
         .prefix_with("OR IGNORE", dialect="sqlite")
     )
     db.session.execute(stmt)
+    return count_items(job_id)
+
+
+def count_items(job_id: int) -> int:
+    """Count a job's items (whatever their status)."""
     return db.session.execute(select(func.count()).select_from(I).where(I.job_id == job_id)).scalar_one()
+
+
+def user_id_after(after: int | None, n: int) -> int | None:
+    """Return the id of the n-th user after `after` in id order, or None when fewer remain (a chunk's end).
+
+    Reads the primary key alone: the chunks of a population are id ranges of
+    n users each, whatever gaps Telegram ids have.
+    """
+    query = select(User.id).order_by(User.id).offset(n - 1).limit(1)
+    if after is not None:
+        query = query.where(User.id > after)
+    return db.session.execute(query).scalar()
+
+
+def delete_some(job_id: int, limit: int) -> int:
+    """Delete up to limit of a job's items in one short statement; return how many.
+
+    No ORDER BY: the first entries of the job's (job_id, ...) index are the
+    cheapest to find, and which items go first does not matter.
+    """
+    ids = [r[0] for r in db.session.execute(select(I.id).where(I.job_id == job_id).limit(limit))]
+    if not ids:
+        return 0
+    return db.session.execute(delete(I).where(I.id.in_(ids)).execution_options(synchronize_session=False)).rowcount
 
 
 def _retry_rows(job_id: int | None, source_id: int, statuses: tuple[str, ...]) -> list:
@@ -355,7 +389,7 @@ def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tu
     a user row deleted since leaves the username and source empty. `job_id + 0` keeps
     both databases on the primary key's range: with the (job_id, user_id)
     index SQLite read and sorted the whole job for every page (quadratic).
-    A job's items are inserted by one statement, so the range holds little else.
+    A job's items are inserted in a few large chunks, so the range holds little else.
     """
     rows = db.session.execute(
         select(I.id, I.user_id, User.username, I.status, I.error, I.sent_at, I.message_id, I.clicked_at,
@@ -371,21 +405,26 @@ def tallies(job_id: int) -> dict[str, int]:
     return {status: n for status, n in rows}
 
 
-def purge_finished(before: datetime) -> dict[int, int]:
-    """Delete items of jobs that ended before a cutoff, none sent after it; return {job id: removed}.
+def purgeable_jobs(before: datetime) -> list[int]:
+    """Return the ids of jobs that ended before a cutoff and still hold items not sent after it, oldest first."""
+    old = or_(I.sent_at.is_(None), I.sent_at < before)
+    has_old = select(I.id).where(I.job_id == BroadcastJob.id, old).exists()
+    query = (select(BroadcastJob.id).where(BroadcastJob.status.in_(TERMINAL), BroadcastJob.finished_at < before,
+                                           has_old).order_by(BroadcastJob.id))
+    return [r[0] for r in db.session.execute(query)]
+
+
+def delete_finished_some(job_id: int, before: datetime, limit: int) -> int:
+    """Delete up to limit of a finished job's items not sent after the cutoff, in one short statement.
 
     A cancelled job's last in-flight sends may record after its finished_at:
     the sent_at guard keeps those until they too are older than the cutoff.
-    Job rows and counters stay.
     """
-    finished = select(BroadcastJob.id).where(BroadcastJob.status.in_(TERMINAL), BroadcastJob.finished_at < before)
-    removed: dict[int, int] = {}
-    for job_id in [r[0] for r in db.session.execute(finished.order_by(BroadcastJob.id))]:
-        old = or_(I.sent_at.is_(None), I.sent_at < before)
-        n = db.session.execute(delete(I).where(I.job_id == job_id, old)).rowcount
-        if n:
-            removed[job_id] = n
-    return removed
+    old = or_(I.sent_at.is_(None), I.sent_at < before)
+    ids = [r[0] for r in db.session.execute(select(I.id).where(I.job_id == job_id, old).limit(limit))]
+    if not ids:
+        return 0
+    return db.session.execute(delete(I).where(I.id.in_(ids)).execution_options(synchronize_session=False)).rowcount
 
 
 def block_users(user_ids: Iterable[int], now: datetime) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import exists, or_, select, update
+from sqlalchemy import delete, exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -96,6 +96,16 @@ def set_total(job_id: int, total: int) -> None:
 def set_not_before(job_id: int, token: str, when: datetime) -> None:
     """Make later pumps wait out a rate limit; fenced by our lease."""
     _update(J.id == job_id, J.lease_token == token, not_before=when)
+
+
+def delete_draft(job_id: int) -> bool:
+    """Delete a job row still in draft (never queued, so nothing refers to it)."""
+    return db.session.execute(delete(J).where(J.id == job_id, J.status == DRAFT)).rowcount == 1
+
+
+def drafts_created_before(cutoff: datetime) -> list[int]:
+    """Return the ids of jobs still in draft created before cutoff."""
+    return [r[0] for r in db.session.execute(select(J.id).where(J.status == DRAFT, J.created_at < cutoff))]
 
 
 def queue_draft(job_id: int) -> bool:

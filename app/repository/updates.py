@@ -26,6 +26,13 @@ def exists(update_id: int) -> bool:
     return db.session.execute(select(P.update_id).where(P.update_id == update_id)).first() is not None
 
 
-def delete_older_than(cutoff: datetime) -> int:
-    """Delete ids processed before cutoff; return how many."""
-    return db.session.execute(delete(P).where(P.processed_at < cutoff)).rowcount
+def delete_older_than(cutoff: datetime, limit: int | None = None) -> int:
+    """Delete ids processed before cutoff (at most limit of them: one short statement); return how many."""
+    if limit is None:
+        return db.session.execute(delete(P).where(P.processed_at < cutoff)).rowcount
+    ids = select(P.update_id).where(P.processed_at < cutoff).limit(limit)
+    found = [r[0] for r in db.session.execute(ids)]
+    if not found:
+        return 0
+    return db.session.execute(delete(P).where(P.update_id.in_(found))
+                              .execution_options(synchronize_session=False)).rowcount

@@ -35,9 +35,9 @@ def first_part_of_strangers_album(user_id: int, media_group_id: str, chat_id: in
     return album_parts.insert_ignore(user_id, media_group_id, ANSWERED_MARKER, chat_id, utcnow())
 
 
-def forget_all_old() -> int:
-    """Drop everyone's album rows older than KEEP (cron housekeeping: non-admins never start a wizard)."""
-    return album_parts.delete_all_older_than(utcnow() - KEEP)
+def forget_all_old(limit: int | None = None) -> int:
+    """Drop everyone's album rows older than KEEP, at most limit (cron: non-admins never start a wizard)."""
+    return album_parts.delete_all_older_than(utcnow() - KEEP, limit)
 
 
 def forget_old(admin_id: int) -> int:

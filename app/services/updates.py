@@ -32,14 +32,23 @@ def record_alone(update_id: int, now: datetime | None = None) -> None:
         db.session.rollback()
 
 
-def purge_processed_updates(older_than_days: int, now: datetime | None = None) -> int:
-    """Delete ids handled more than N days ago and return how many were removed.
+PURGE_CHUNK = 5_000  # ids per short transaction
+
+
+def purge_processed_updates(older_than_days: int, now: datetime | None = None, max_rows: int | None = None) -> int:
+    """Delete ids handled more than N days ago, PURGE_CHUNK per transaction, at most max_rows; return how many.
 
     Telegram redelivers for at most about a day, so a week of ids is ample.
     """
     if older_than_days < 0:
         raise ValueError("older_than_days must be >= 0")
     cutoff = (now or utcnow()) - timedelta(days=older_than_days)
-    removed = repo.delete_older_than(cutoff)
-    db.session.commit()
+    removed = 0
+    while max_rows is None or removed < max_rows:
+        limit = PURGE_CHUNK if max_rows is None else min(PURGE_CHUNK, max_rows - removed)
+        n = repo.delete_older_than(cutoff, limit)
+        db.session.commit()
+        removed += n
+        if n < limit:
+            break
     return removed

@@ -6,16 +6,13 @@ import re
 import time
 
 from flask import Blueprint, current_app, jsonify, request
-from sqlalchemy.exc import SQLAlchemyError
 
-from app.extensions import db
 from app.logging_setup import log_context
 from app.models.pump_run import CRON
-from app.services import albums
+from app.services import housekeeping
 from app.services.broadcast import drain
 from app.services.broadcast.cron_watch import run_recorded
 from app.services.settings import load_settings
-from app.services.updates import purge_processed_updates
 from app.web.auth import secret_matches
 
 bp = Blueprint("internal", __name__)
@@ -45,26 +42,6 @@ def parse_seconds(raw: str | None, limit: int) -> int:
     return int(raw)
 
 
-def _purge_processed_updates(keep_days: int) -> int | None:
-    """Forget old update ids; housekeeping never fails the pump (the next call retries)."""
-    try:
-        return purge_processed_updates(keep_days)
-    except SQLAlchemyError as exc:
-        db.session.rollback()
-        log.warning("purging processed updates failed: %s", type(exc).__name__)
-        return None
-
-
-def _forget_old_albums() -> None:
-    """Drop album rows past their use (non-admins' answer markers too); never fails the pump."""
-    try:
-        albums.forget_all_old()
-        db.session.commit()
-    except SQLAlchemyError as exc:
-        db.session.rollback()
-        log.warning("forgetting old album rows failed: %s", type(exc).__name__)
-
-
 @bp.route("/internal/pump", methods=["GET", "POST"])
 def pump():
     """Run pump_all within the budget and answer per-job counters as JSON."""
@@ -83,9 +60,8 @@ def pump():
     try:
         started = time.monotonic()
         results = run_recorded(CRON, lambda: drain.pump_all(seconds, settings=settings))
-        purged = _purge_processed_updates(settings["processed_updates_keep_days"])
-        _forget_old_albums()
+        housekept = housekeeping.run(settings)
     finally:
         log_context.reset(context)
     return jsonify(ok=True, jobs=[r.to_dict() for r in results], seconds=round(time.monotonic() - started, 3),
-                   purged_updates=purged)
+                   **housekept)

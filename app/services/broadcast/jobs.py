@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -27,6 +29,13 @@ log = logging.getLogger(__name__)
 ALBUM_MAX_PARTS = 10  # a Telegram album (media group) has at most 10 parts
 # Purge never removes items younger than this: unsend and retry need them.
 PURGE_FLOOR = timedelta(hours=48)
+# Population and deletion work in chunks of this many users / items, one short transaction each:
+# about 0.1-0.3 s per chunk on MariaDB, so the webhook's writes are never held up for long.
+POPULATE_CHUNK = 20_000
+DELETE_CHUNK = 5_000
+SQLITE_CHUNK_PAUSE = 0.12  # seconds: longer than SQLite's longest busy-wait poll (100 ms)
+# A draft older than this is a population whose process died (a million users populate in seconds).
+DRAFT_ABANDONED = timedelta(hours=1)
 
 
 class EmptyAudience(ValueError):
@@ -120,9 +129,9 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
                        created_by=created_by, button_text=button_text, button_url=button_url,
                        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
                        variants=variants_service.dump(checked), **fields)
-    total = items.populate(job.id, audience, now, checked)
+    total = populate_in_chunks(job.id, audience, now, variants=checked)
     if total == 0:
-        db.session.rollback()
+        discard_draft(job.id)
         suffix = " after its filters" if audience.filtered else ""
         raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
     detail = f"audience={audience} total={total}"
@@ -134,6 +143,69 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
              job.status, job.send_at)
     return job
+
+
+def populate_in_chunks(job_id: int, audience: Audience, now: datetime, chunk: int | None = None,
+                       variants: Iterable[str] = ()) -> int:
+    """Populate a committed draft job by user id ranges, one short transaction per chunk; return its exact total.
+
+    Each chunk commits, so no statement holds SQLite's write lock (or MySQL's
+    locks) for long and the webhook's writes go between chunks. The job stays
+    a draft meanwhile: the pump only sends running jobs, and only
+    queue_populated() (after the last chunk) lets it out of draft. If the
+    population fails, its items and the draft go; if the process dies,
+    discard_abandoned_drafts() (cron) removes them.
+    """
+    chunk = chunk or POPULATE_CHUNK
+    db.session.commit()  # the draft row on its own: each chunk's transaction stays short
+    try:
+        after = None
+        while True:
+            upto = items.user_id_after(after, chunk)
+            items.populate(job_id, audience, now, variants, after=after, upto=upto)
+            db.session.commit()
+            if upto is None:
+                break
+            after = upto
+            _let_writers_in()
+        return items.count_items(job_id)
+    except BaseException:
+        db.session.rollback()
+        discard_draft(job_id)
+        raise
+
+
+def _let_writers_in() -> None:
+    """On SQLite, leave the write lock free a moment between chunks so the webhook's waiting writers get it.
+
+    SQLite's lock is not fair: a writer waiting on busy_timeout polls at up to
+    100 ms intervals and would keep missing a lock released and retaken at
+    once. MySQL's row locks need no pause: the population reads users as a
+    consistent read (READ COMMITTED) and writes only item rows.
+    """
+    if db.engine.dialect.name == "sqlite":
+        time.sleep(SQLITE_CHUNK_PAUSE)
+
+
+def discard_draft(job_id: int, chunk: int | None = None) -> None:
+    """Delete a draft job that never got queued: its items in short chunks, then the row."""
+    chunk = chunk or DELETE_CHUNK
+    while items.delete_some(job_id, chunk):
+        db.session.commit()
+        _let_writers_in()
+    jobs_repo.delete_draft(job_id)
+    db.session.commit()
+
+
+def discard_abandoned_drafts(now: datetime | None = None) -> int:
+    """Remove drafts whose population died with its process (older than DRAFT_ABANDONED); return how many."""
+    now = now or db_utcnow()  # created_at is the database's time
+    job_ids = jobs_repo.drafts_created_before(now - DRAFT_ABANDONED)
+    db.session.commit()
+    for job_id in job_ids:
+        log.warning("broadcast job %s: a population that never finished is discarded", job_id)
+        discard_draft(job_id)
+    return len(job_ids)
 
 
 def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_by: int | None,
@@ -289,16 +361,33 @@ def expire_stopped_orphans() -> int:
     return total
 
 
-def purge_items(older_than_days: int, now: datetime | None = None) -> dict:
+def purge_items(older_than_days: int, now: datetime | None = None, max_items: int | None = None) -> dict:
     """Delete items of jobs finished more than N days (and at least 48 hours) ago; job rows and counters stay.
 
     Items younger than PURGE_FLOOR are always kept: unsend and retry read them.
-    Returns what was removed: {"items": n, "jobs": {job id: items removed}, "before": cutoff}.
+    The items go DELETE_CHUNK at a time, each chunk its own short transaction,
+    so a pump sending meanwhile is never held up; max_items bounds one call
+    (cron's slice), the next call carries on. Returns what was removed:
+    {"items": n, "jobs": {job id: items removed}, "before": cutoff, "done": nothing left to remove}.
     """
     if older_than_days < 0:
         raise ValueError("older_than_days must be >= 0")
     now = now or db_utcnow()
     before = min(now - timedelta(days=older_than_days), now - PURGE_FLOOR)
-    removed = items.purge_finished(before)
+    removed: dict[int, int] = {}
+    left = max_items
+    job_ids = items.purgeable_jobs(before)
     db.session.commit()
-    return {"items": sum(removed.values()), "jobs": removed, "before": before}
+    for job_id in job_ids:
+        while left is None or left > 0:
+            n = items.delete_finished_some(job_id, before, DELETE_CHUNK if left is None else min(DELETE_CHUNK, left))
+            db.session.commit()
+            if not n:
+                break
+            removed[job_id] = removed.get(job_id, 0) + n
+            left = None if left is None else left - n
+            _let_writers_in()
+        if left == 0:
+            break
+    done = left is None or left > 0
+    return {"items": sum(removed.values()), "jobs": removed, "before": before, "done": done}
