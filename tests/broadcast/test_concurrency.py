@@ -26,10 +26,12 @@ def test_two_concurrent_pumpers_never_send_twice(app, simulator, database_url):
     paced = engine_settings(broadcast_rate_per_second=20)
     job_id = create_text_job(settings=paced).id
     stops: list[str] = []
-    start = threading.Barrier(2)
+    start = threading.Barrier(2, timeout=60)
+    # Built before the threads: CPython 3.11 can fail building two apps in two threads at once
+    # (werkzeug's route compiling), and the other pumper would wait at the barrier.
+    apps = [create_app(app_config(database_url, simulator.base_url)) for _ in range(2)]
 
-    def pumper():
-        other = create_app(app_config(database_url, simulator.base_url))
+    def pumper(other):
         with other.app_context():
             start.wait()
             for _ in range(30):
@@ -41,7 +43,7 @@ def test_two_concurrent_pumpers_never_send_twice(app, simulator, database_url):
                     time.sleep(0.2)
             db.engine.dispose()
 
-    threads = [threading.Thread(target=pumper) for _ in range(2)]
+    threads = [threading.Thread(target=pumper, args=(other,)) for other in apps]
     for th in threads:
         th.start()
     for th in threads:

@@ -55,13 +55,16 @@ def test_release_only_frees_our_own_lease(app):
 def test_racing_acquirers_on_separate_connections_get_one_winner(app, database_url, simulator):
     create_users(2)
     job_id = create_text_job().id
+    # Each contender has its own app (engine, pool, connection), built here: apps built in 4 threads at
+    # once can hit CPython 3.11's "AST constructor recursion depth mismatch" in werkzeug's route
+    # compiling, and a contender dying before the barrier left the others waiting for ever.
+    others = [create_app(app_config(database_url, simulator.base_url)) for _ in range(4)]
     for round_no in range(10):
         expire_lease(job_id)
-        barrier = threading.Barrier(4)
+        barrier = threading.Barrier(4, timeout=60)
         winners = []
 
-        def contend(token, barrier=barrier, winners=winners):
-            other = create_app(app_config(database_url, simulator.base_url))
+        def contend(token, other, barrier=barrier, winners=winners):
             with other.app_context():
                 barrier.wait()
                 if repo.acquire_lease(job_id, token, utcnow(), TTL):
@@ -69,7 +72,7 @@ def test_racing_acquirers_on_separate_connections_get_one_winner(app, database_u
                 db.session.commit()
                 db.engine.dispose()
 
-        threads = [threading.Thread(target=contend, args=(f"r{round_no}-{i}",)) for i in range(4)]
+        threads = [threading.Thread(target=contend, args=(f"r{round_no}-{i}", other)) for i, other in enumerate(others)]
         for th in threads:
             th.start()
         for th in threads:

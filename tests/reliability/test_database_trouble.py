@@ -19,10 +19,11 @@ import pytest
 from sqlalchemy import event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from app import create_app
+from app import create_app, db_setup
 from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT, UNKNOWN
 from app.repository.broadcast_items import tallies
+from app.repository.telegram_budget import budget_engine
 from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import create_text_job, create_users, expire_lease, reload
 from tests.conftest import app_config
@@ -194,6 +195,24 @@ def random_kills(pump_app, job_id: int, settings: dict, simulator, current: dict
 
 # -- SQLite ----------------------------------------------------------------------------------------
 
+@pytest.fixture
+def short_sqlite_busy_wait(app, monkeypatch):
+    """Every SQLite connection opened during the test waits at most 1 s for a lock, the shared budget's too.
+
+    The budget has one engine per database per process (app.repository.telegram_budget): its pooled
+    connections are dropped before and after, so the pump's budget statements give up after 1 s like
+    its other statements (not after production's 30 s), and later tests get production's wait back.
+    """
+    monkeypatch.setattr(db_setup, "SQLITE_BUSY_SECONDS", 1)
+    budget = budget_engine(db.engine)
+    budget.dispose()
+    with budget.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 1000
+    yield
+    monkeypatch.undo()
+    budget.dispose()
+
+
 def sqlite_pump_app(database_url: str, simulator):
     """An app whose connections wait at most 1 s for a lock (production waits 30 s)."""
     config = app_config(database_url, simulator.base_url)
@@ -228,7 +247,8 @@ def assert_fails_cleanly_while_locked(worker: PumpThread, locker: sqlite3.Connec
 
 @sqlite_only
 @pytest.mark.slow
-def test_a_locked_sqlite_file_fails_the_pump_cleanly_and_the_next_resumes(app, simulator, database_url, figures):
+def test_a_locked_sqlite_file_fails_the_pump_cleanly_and_the_next_resumes(app, simulator, database_url, figures,
+                                                                          short_sqlite_busy_wait):
     started = time.monotonic()
     job_id, settings = start_job(simulator, USERS)
     window = settings["broadcast_concurrency"]

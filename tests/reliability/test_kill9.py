@@ -33,7 +33,11 @@ from tests.reliability.helpers import (
     users_in,
 )
 
-USERS = 1500  # the floor is USERS / 28 s of sending plus ROUNDS process start-ups (~2 s each)
+# Enough for every round to find work: the seeded rounds wait for 542 deliveries in all, plus at most
+# 2 more each before the kill (its 0-40 ms jitter at 28/s), 262 in the timed rounds' 9.4 s (at most,
+# were start-up instant) and the window (6) stranded per kill: 968 at most. The floor is USERS / 28 s
+# of sending plus ROUNDS process start-ups (~2 s each).
+USERS = 1000
 ROUNDS = 22
 SEED = 20240914
 PUMP_SECONDS = "45"
