@@ -79,10 +79,13 @@ def run_bench(tree: str, module: str, args: list[str], result: str) -> dict:
 
 def free(tree: str, opts) -> dict:
     """Broadcast msg/s and 429s per latency from bench.throughput's engine rows."""
+    extra = ["--jitter", f"{opts.jitter:g}"] + (["--concurrency", str(opts.concurrency)] if opts.concurrency else [])
     data = run_bench(tree, "throughput", ["--db", opts.db, "--users", str(opts.users), "--senders", "engine",
-                                          "--latencies", *(f"{x:g}" for x in opts.latencies), "--tag", "compare"],
-                     "throughput-compare")
+                                          "--latencies", *(f"{x:g}" for x in opts.latencies), "--tag", "compare",
+                                          *extra], "throughput-compare")
     rates = {f"free msg/s at {row['latency_ms']:g} ms": row["msg_s"] for row in data["rows"]}
+    rates |= {f"free of cap at {row['latency_ms']:g} ms": row["of_cap"] for row in data["rows"]}
+    rates |= {f"free early calls at {row['latency_ms']:g} ms": row["early_calls"] for row in data["rows"]}
     return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
 
 
@@ -131,6 +134,8 @@ def main(argv=None) -> int:
     parser.add_argument("--db", choices=["sqlite", "mariadb"], default="mariadb")
     parser.add_argument("--users", type=int, default=600, help="free broadcast recipients per latency (~21 s at 29/s)")
     parser.add_argument("--latencies", type=float, nargs="+", default=[20, 80, 150])
+    parser.add_argument("--jitter", type=float, default=0.10, help="free: latency ± this fraction (0.25: ± 25 %%)")
+    parser.add_argument("--concurrency", type=int, default=0, help="free: broadcast_concurrency (0: the default)")
     parser.add_argument("--paid-users", type=int, default=5000, help="paid broadcast recipients (~6 s at 900/s)")
     parser.add_argument("--cron-seconds", type=float, default=57,
                         help="budget of the cron tick (default cron_pump_seconds, 57; shorter for a quick check)")
