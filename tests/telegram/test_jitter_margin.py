@@ -120,3 +120,15 @@ def test_the_client_teaches_each_lane_its_counted_calls_durations():
     client.call("getMe")  # not counted by Telegram: no slot, no sample
     assert free.noted == [pytest.approx(0.123)]
     assert paid.noted == [pytest.approx(0.123)]
+
+
+def test_the_free_lane_learns_the_jitter_and_the_paid_lane_keeps_its_rate(app):
+    from app.services import telegram_factory
+    from tests.broadcast.helpers import engine_settings
+
+    settings = engine_settings()
+    free, paid = telegram_factory.get_client(settings), telegram_factory.get_client(settings, paid=True)
+    assert free.budget is paid.budget, "one free lane per process"
+    assert isinstance(free.budget.jitter, JitterGauge)
+    # The paid lane sits far below Telegram's paid limit: a margin for jitter there would only cost rate.
+    assert paid.broadcast_budget.jitter is None
