@@ -86,6 +86,8 @@ def free(tree: str, opts) -> dict:
     rates = {f"free msg/s at {row['latency_ms']:g} ms": row["msg_s"] for row in data["rows"]}
     rates |= {f"free of cap at {row['latency_ms']:g} ms": row["of_cap"] for row in data["rows"]}
     rates |= {f"free early calls at {row['latency_ms']:g} ms": row["early_calls"] for row in data["rows"]}
+    rates |= {f"free lane spread ms at {row['latency_ms']:g} ms": row["spread_ms"] for row in data["rows"]
+              if row.get("spread_ms") is not None}
     return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
 
 
@@ -118,7 +120,7 @@ def table(revs: list[str], samples: dict[str, dict[str, list[float]]]) -> list[d
     """One row per figure: each revision's cell and B's mean over A's."""
     a, b = revs
     rows = []
-    for figure in samples[a]:
+    for figure in dict.fromkeys([*samples[a], *samples[b]]):
         va, vb = samples[a][figure], samples[b].get(figure, [])
         mean_a = statistics.fmean(va) if va else 0.0
         ratio = f"{statistics.fmean(vb) / mean_a:.3f}" if vb and mean_a else "—"

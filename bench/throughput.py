@@ -38,7 +38,7 @@ from bench.traces import DbClock, SendTrace
 
 COLUMNS = ["latency_ms", "sender", "msg_s", "of_cap", "delivered_s", "delivered", "lost", "not_attempted", "429s",
            "failures", "early_calls", "edits", "busiest_all",
-           "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item", "budget_stmts_item"]
+           "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item", "budget_stmts_item", "spread_ms", "lane_rate"]
 
 
 def cap() -> float:
@@ -67,6 +67,7 @@ def summarize(sim: Simulator, sender: str, latency: float, n: int, wall: float, 
 def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     """Create a job through create_job and drain it with pump_all() (cron's code) back to back."""
     from app.services.broadcast.drain import pump_all
+    from app.services.telegram_factory import get_client
 
     # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 6 in flight.
     settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))
@@ -101,6 +102,11 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
         cycle["budget_stmts_item"] = round(budget_clock.statements / max(len(users), 1), 2)
         cycle["budget_ms_item"] = round(1000 * budget_clock.total_s / max(len(users), 1), 3)
         cycle["budget_by_kind_item"] = budget.per(len(users))
+        # The free lane's arrival jitter margin at the end (absent in engines without one).
+        lane = get_client(settings).budget
+        gauge = getattr(lane, "jitter", None)
+        cycle["spread_ms"] = round(1000 * gauge.spread(), 1) if gauge is not None else None
+        cycle["lane_rate"] = round(1 / lane.interval, 2) if hasattr(lane, "interval") else None
         extra = {"failures": counts.get("failed", 0) + counts.get("unknown", 0), "pump_calls": calls,
                  "stops": ",".join(stops), "items": counts, **cycle}
         name = f"engine pump_all ({settings['broadcast_rate_per_second']:g}/s of cap " \
