@@ -121,7 +121,7 @@ def table(revs: list[str], samples: dict[str, dict[str, list[float]]]) -> list[d
     a, b = revs
     rows = []
     for figure in dict.fromkeys([*samples[a], *samples[b]]):
-        va, vb = samples[a][figure], samples[b].get(figure, [])
+        va, vb = samples[a].get(figure, []), samples[b].get(figure, [])
         mean_a = statistics.fmean(va) if va else 0.0
         ratio = f"{statistics.fmean(vb) / mean_a:.3f}" if vb and mean_a else "—"
         rows.append({"figure": figure, a: cell(va) if va else "—", b: cell(vb) if vb else "—", "ratio": ratio})
