@@ -119,15 +119,17 @@ class JitterGauge:
         return (ordered[-1 - cut] - ordered[cut]) * (n + 1) / (n + 1 - 2 * (cut + 1))
 
 
-def jitter_interval(rate: float, spread: float) -> float:
-    """Return the slot interval that keeps arrivals within rate + 1 per second when they spread by ``spread`` s.
+def jitter_interval(rate: float, spread: float, limit: float | None = None) -> float:
+    """Return the slot interval that keeps arrivals within ``limit`` per second when they spread by ``spread`` s.
 
-    Any rate + 2 consecutive slots span rate + 1 intervals; their calls all
-    land inside one second only if that span, less the arrival spread, is
-    under a second. So the interval is (1 + spread) / (rate + 1), and never
-    shorter than 1 / rate: a spread up to one slot (34 ms at 29/s) costs nothing.
+    ``limit``: the calls Telegram takes in any second, rate + 1 by default
+    (the free lane: a cap of 29 against Telegram's ~30). Any limit + 1
+    consecutive slots span ``limit`` intervals; their calls all land inside
+    one second only if that span, less the arrival spread, is under a
+    second. So the interval is (1 + spread) / limit, and never shorter than
+    1 / rate: a spread up to one slot (34 ms at 29/s) costs nothing.
     """
-    return max(1.0 / rate, (1.0 + spread) / (rate + 1.0))
+    return max(1.0 / rate, (1.0 + spread) / (rate + 1.0 if limit is None else limit))
 
 
 class SharedRateLimiter:
@@ -145,12 +147,13 @@ class SharedRateLimiter:
     own durations), slots are spread further apart when arrivals jitter by
     more than the spare slot absorbs (jitter_interval): the margin only ever
     lengthens this process's intervals, so it never makes another process's
-    bookings less safe.
+    bookings less safe. ``limit``: the calls Telegram takes in any second on
+    this lane (None: rate + 1; the paid lane: 1000).
     """
 
     def __init__(self, engine: Engine, rate: float, lane: str = FREE, *, hold_lanes: tuple[str, ...] = LANES,
                  recheck: float = 0.1, max_lateness: float | None = None, db_clock: BudgetClock | None = None,
-                 jitter: JitterGauge | None = None,
+                 jitter: JitterGauge | None = None, limit: float | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
         self._engine = engine
         self._lane = lane
@@ -164,6 +167,7 @@ class SharedRateLimiter:
         self._refresh_lock = threading.Lock()
         self._base = _interval(rate)
         self.jitter = jitter
+        self._limit = limit  # calls Telegram takes in any second (None: rate + 1)
         self._hold = _NEVER  # latest 429 hold known here (monotonic)
         self._read_at = _NEVER  # when the shared hold was last read
         self._local_tat = _NEVER  # fallback pacing while the database is unreachable
@@ -181,7 +185,7 @@ class SharedRateLimiter:
             return self._base
         # A slot may also leave up to max_lateness late (is_late): that spreads arrivals as much.
         late = (self._max_lateness or 0.0) * self._base
-        return jitter_interval(1.0 / self._base, self.jitter.spread() + late)
+        return jitter_interval(1.0 / self._base, self.jitter.spread() + late, self._limit)
 
     def note_call(self, seconds: float) -> None:
         """Record a successful call's duration on this lane (its arrival jitter margin learns from it)."""

@@ -122,13 +122,30 @@ def test_the_client_teaches_each_lane_its_counted_calls_durations():
     assert paid.noted == [pytest.approx(0.123)]
 
 
-def test_the_free_lane_learns_the_jitter_and_the_paid_lane_keeps_its_rate(app):
+def test_both_lanes_learn_the_jitter_each_against_its_own_limit(app):
     from app.services import telegram_factory
     from tests.broadcast.helpers import engine_settings
 
-    settings = engine_settings()
+    settings = engine_settings(broadcast_paid_rate_per_second=1000.0)
     free, paid = telegram_factory.get_client(settings), telegram_factory.get_client(settings, paid=True)
     assert free.budget is paid.budget, "one free lane per process"
-    assert isinstance(free.budget.jitter, JitterGauge)
-    # The paid lane sits far below Telegram's paid limit: a margin for jitter there would only cost rate.
-    assert paid.broadcast_budget.jitter is None
+    assert isinstance(free.budget.jitter, JitterGauge) and isinstance(paid.broadcast_budget.jitter, JitterGauge)
+    for _ in range(JITTER_SAMPLES):
+        free.budget.note_call(0.05)
+        paid.broadcast_budget.note_call(0.05)
+    assert free.budget.interval == pytest.approx(1 / CAP)
+    assert paid.broadcast_budget.interval == pytest.approx(1 / 1000)
+    for i in range(JITTER_SAMPLES):
+        free.budget.note_call(0.05 + 0.01 * i / (JITTER_SAMPLES - 1))
+        paid.broadcast_budget.note_call(0.05 + 0.01 * i / (JITTER_SAMPLES - 1))
+    # A 10 ms spread: within the free lane's spare slot; over the paid lane's none at a configured 1000/s.
+    assert free.budget.interval == pytest.approx(1 / CAP)
+    assert paid.broadcast_budget.interval == pytest.approx(1.01 / 1000, rel=0.01)
+
+
+def test_a_paid_lane_at_telegrams_limit_keeps_its_arrivals_under_it(budget):
+    low, high = 0.045, 0.055  # 50 ms ± 10 %
+    limiter = SharedRateLimiter(budget, 1000, "paid", jitter=measured_gauge(low, high), limit=1000)
+    slots = limiter.acquire_many(3000)
+    runs = [slots[i + 1000] - slots[i] - (high - low) for i in range(len(slots) - 1000)]
+    assert min(runs) >= 1.0 - 1e-6, "1001 paid calls could arrive within one second"
