@@ -93,8 +93,12 @@ def free(tree: str, opts) -> dict:
 
 def paid(tree: str, opts) -> dict:
     """Paid msg/s and 429s from bench.paid."""
-    row = run_bench(tree, "paid", ["--db", opts.db, "--users", str(opts.paid_users)], "paid")["rows"][0]
-    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"]}
+    rate = [] if opts.paid_rate is None else ["--rate", f"{opts.paid_rate:g}"]
+    result = "paid" if opts.paid_rate is None else "paid-whatif"  # bench.paid tags a non-default rate "whatif"
+    row = run_bench(tree, "paid", ["--db", opts.db, "--users", str(opts.paid_users), *rate], result)["rows"][0]
+    cpu = {"paid engine CPU ms per item": round(1000 * row["engine_cpu_s"] / max(row["sent"], 1), 3)} \
+        if row.get("engine_cpu_s") is not None else {}
+    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu}
 
 
 def cron(tree: str, opts) -> dict:
@@ -138,6 +142,8 @@ def main(argv=None) -> int:
     parser.add_argument("--latencies", type=float, nargs="+", default=[20, 80, 150])
     parser.add_argument("--jitter", type=float, default=0.10, help="free: latency ± this fraction (0.25: ± 25 %%)")
     parser.add_argument("--concurrency", type=int, default=0, help="free: broadcast_concurrency (0: the default)")
+    parser.add_argument("--paid-rate", type=float, default=None,
+                        help="paid: broadcast_paid_rate_per_second (default: the setting's, 900)")
     parser.add_argument("--paid-users", type=int, default=5000, help="paid broadcast recipients (~6 s at 900/s)")
     parser.add_argument("--cron-seconds", type=float, default=57,
                         help="budget of the cron tick (default cron_pump_seconds, 57; shorter for a quick check)")
