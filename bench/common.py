@@ -108,9 +108,9 @@ def jittered(latency_ms: float, jitter: float = 0.10) -> dict:
     return {"latency_ms": latency_ms * (1 - jitter), "latency_jitter_ms": latency_ms * 2 * jitter}
 
 
-def telegram_limits(latency_ms: float) -> dict:
-    """Simulator config of Telegram's limits (30/s bot-wide, 1000/s paid, 1/s per chat), latency ± 10 %."""
-    return dict(global_rate=TELEGRAM_RATE, paid_rate=PAID_RATE, per_chat_limits=True, **jittered(latency_ms))
+def telegram_limits(latency_ms: float, jitter: float = 0.10) -> dict:
+    """Simulator config of Telegram's limits (30/s bot-wide, 1000/s paid, 1/s per chat), latency ± jitter (10 %)."""
+    return dict(global_rate=TELEGRAM_RATE, paid_rate=PAID_RATE, per_chat_limits=True, **jittered(latency_ms, jitter))
 
 
 # -- databases ----------------------------------------------------------------------------------

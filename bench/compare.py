@@ -79,17 +79,26 @@ def run_bench(tree: str, module: str, args: list[str], result: str) -> dict:
 
 def free(tree: str, opts) -> dict:
     """Broadcast msg/s and 429s per latency from bench.throughput's engine rows."""
+    extra = ["--jitter", f"{opts.jitter:g}"] + (["--concurrency", str(opts.concurrency)] if opts.concurrency else [])
     data = run_bench(tree, "throughput", ["--db", opts.db, "--users", str(opts.users), "--senders", "engine",
-                                          "--latencies", *(f"{x:g}" for x in opts.latencies), "--tag", "compare"],
-                     "throughput-compare")
+                                          "--latencies", *(f"{x:g}" for x in opts.latencies), "--tag", "compare",
+                                          *extra], "throughput-compare")
     rates = {f"free msg/s at {row['latency_ms']:g} ms": row["msg_s"] for row in data["rows"]}
+    rates |= {f"free of cap at {row['latency_ms']:g} ms": row["of_cap"] for row in data["rows"]}
+    rates |= {f"free early calls at {row['latency_ms']:g} ms": row["early_calls"] for row in data["rows"]}
+    rates |= {f"free lane spread ms at {row['latency_ms']:g} ms": row["spread_ms"] for row in data["rows"]
+              if row.get("spread_ms") is not None}
     return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
 
 
 def paid(tree: str, opts) -> dict:
     """Paid msg/s and 429s from bench.paid."""
-    row = run_bench(tree, "paid", ["--db", opts.db, "--users", str(opts.paid_users)], "paid")["rows"][0]
-    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"]}
+    rate = [] if opts.paid_rate is None else ["--rate", f"{opts.paid_rate:g}"]
+    result = "paid" if opts.paid_rate is None else "paid-whatif"  # bench.paid tags a non-default rate "whatif"
+    row = run_bench(tree, "paid", ["--db", opts.db, "--users", str(opts.paid_users), *rate], result)["rows"][0]
+    cpu = {"paid engine CPU ms per item": round(1000 * row["engine_cpu_s"] / max(row["sent"], 1), 3)} \
+        if row.get("engine_cpu_s") is not None else {}
+    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu}
 
 
 def cron(tree: str, opts) -> dict:
@@ -115,8 +124,8 @@ def table(revs: list[str], samples: dict[str, dict[str, list[float]]]) -> list[d
     """One row per figure: each revision's cell and B's mean over A's."""
     a, b = revs
     rows = []
-    for figure in samples[a]:
-        va, vb = samples[a][figure], samples[b].get(figure, [])
+    for figure in dict.fromkeys([*samples[a], *samples[b]]):
+        va, vb = samples[a].get(figure, []), samples[b].get(figure, [])
         mean_a = statistics.fmean(va) if va else 0.0
         ratio = f"{statistics.fmean(vb) / mean_a:.3f}" if vb and mean_a else "—"
         rows.append({"figure": figure, a: cell(va) if va else "—", b: cell(vb) if vb else "—", "ratio": ratio})
@@ -131,6 +140,10 @@ def main(argv=None) -> int:
     parser.add_argument("--db", choices=["sqlite", "mariadb"], default="mariadb")
     parser.add_argument("--users", type=int, default=600, help="free broadcast recipients per latency (~21 s at 29/s)")
     parser.add_argument("--latencies", type=float, nargs="+", default=[20, 80, 150])
+    parser.add_argument("--jitter", type=float, default=0.10, help="free: latency ± this fraction (0.25: ± 25 %%)")
+    parser.add_argument("--concurrency", type=int, default=0, help="free: broadcast_concurrency (0: the default)")
+    parser.add_argument("--paid-rate", type=float, default=None,
+                        help="paid: broadcast_paid_rate_per_second (default: the setting's, 900)")
     parser.add_argument("--paid-users", type=int, default=5000, help="paid broadcast recipients (~6 s at 900/s)")
     parser.add_argument("--cron-seconds", type=float, default=57,
                         help="budget of the cron tick (default cron_pump_seconds, 57; shorter for a quick check)")

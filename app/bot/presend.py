@@ -22,11 +22,16 @@ from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins, users
 from app.services.broadcast import jobs
 from app.services.broadcast.draft import Draft
-from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
+from app.services.broadcast.estimate import (
+    STAR_PER_MESSAGE,
+    estimate_seconds,
+    format_estimate,
+    paid_messages,
+    pending_ahead,
+)
 from app.telegram.errors import TelegramError
 from app.texts import t
 
-STAR_PER_MESSAGE = 0.1
 # getMyStarBalance gives whole Stars plus nanostars; a balance short of the cost
 # by less than one nanostar is float rounding, not a shortfall.
 NANOSTARS_PER_STAR = 1_000_000_000
@@ -240,8 +245,11 @@ def star_balance(ctx: BotContext) -> float | None:
 def paid_lines(ctx: BotContext, n: int) -> tuple[str, bool]:
     """Return the cost and balance lines, and whether the balance covers the capped cost."""
     cap = ctx.settings["broadcast_paid_max_messages"]
-    cost = min(n, cap) * STAR_PER_MESSAGE
+    likely, most = paid_messages(n, ctx.settings)
+    cost = most * STAR_PER_MESSAGE
     line = ctx.text("wiz_paid_line", stars=f"{cost:.1f}", cap=cap)
+    if likely < most:
+        line += ctx.text("wiz_paid_likely", stars=f"{likely * STAR_PER_MESSAGE:.1f}")
     balance = star_balance(ctx)
     if balance is None:
         return line + ctx.text("wiz_balance_unknown"), False

@@ -69,6 +69,67 @@ class BudgetClock:
 # How many times acquire_slot books again after waking too late before it
 # uses a late slot anyway (bounded, so a loaded machine still makes progress).
 MAX_LATE_REBOOKINGS = 2
+# The arrival jitter margin looks at this many recent calls' durations...
+JITTER_SAMPLES = 128
+# ...and ignores this share of them at each end: one stalled call must not
+# slow the lane for the next hundred, while a lasting spread shows at once.
+JITTER_TRIM = 1 / 64
+# Fewer durations than this give no margin yet (the one spare slot covers them).
+JITTER_MIN_SAMPLES = 8
+
+
+class JitterGauge:
+    """The spread of recent calls' durations: how far apart two calls sent together may arrive.
+
+    A call's arrival at Telegram is its send time plus its outbound delay;
+    the round trip it measures holds that delay plus the way back, so the
+    spread of round trips bounds the spread of arrivals (unless the two
+    halves move against each other). Thread-safe; one per process and lane.
+    """
+
+    def __init__(self, samples: int = JITTER_SAMPLES, trim: float = JITTER_TRIM):
+        self._lock = threading.Lock()
+        self._samples = samples
+        self._trim = trim
+        self._durations: list[float] = []
+        self._next = 0
+
+    def note(self, seconds: float) -> None:
+        """Record one successful call's duration (request sent to answer read)."""
+        with self._lock:
+            if len(self._durations) < self._samples:
+                self._durations.append(seconds)
+            else:
+                self._durations[self._next] = seconds
+            self._next = (self._next + 1) % self._samples
+
+    def spread(self) -> float:
+        """Return how far apart recent calls' durations range, outliers trimmed; 0 before enough calls.
+
+        The range between the (cut + 1)-th fastest and slowest of n durations
+        covers about (n + 1 - 2(cut + 1)) / (n + 1) of the whole spread, so it
+        is scaled back up to estimate the spread itself.
+        """
+        with self._lock:
+            ordered = sorted(self._durations)
+        n = len(ordered)
+        if n < JITTER_MIN_SAMPLES:
+            return 0.0
+        cut = int(n * self._trim)
+        return (ordered[-1 - cut] - ordered[cut]) * (n + 1) / (n + 1 - 2 * (cut + 1))
+
+
+def jitter_interval(rate: float, spread: float, limit: float | None = None) -> float:
+    """Return the slot interval that keeps arrivals within ``limit`` per second when they spread by ``spread`` s.
+
+    ``limit``: the calls Telegram takes in any second, rate + 1 by default
+    (the free lane: a cap of 29 against Telegram's ~30). Any limit + 1
+    consecutive slots span ``limit`` intervals; their calls all land inside
+    one second only if that span, less the arrival spread, is under a
+    second. So the interval is (1 + spread) / limit, and never shorter than
+    1 / rate: a spread up to one slot (34 ms at 29/s) costs nothing.
+    """
+    return max(1.0 / rate, (1.0 + spread) / (rate + 1.0 if limit is None else limit))
 
 
 class SharedRateLimiter:
@@ -82,11 +143,17 @@ class SharedRateLimiter:
     this one too. With ``max_lateness`` (a fraction of the interval), a slot
     used later than that is refused and booked again: slots that a stalled
     thread would use late, all at once, could put more than one extra call
-    into some 1 s window.
+    into some 1 s window. With ``jitter`` (a JitterGauge fed by the calls'
+    own durations), slots are spread further apart when arrivals jitter by
+    more than the spare slot absorbs (jitter_interval): the margin only ever
+    lengthens this process's intervals, so it never makes another process's
+    bookings less safe. ``limit``: the calls Telegram takes in any second on
+    this lane (None: rate + 1; the paid lane: 1000).
     """
 
     def __init__(self, engine: Engine, rate: float, lane: str = FREE, *, hold_lanes: tuple[str, ...] = LANES,
                  recheck: float = 0.1, max_lateness: float | None = None, db_clock: BudgetClock | None = None,
+                 jitter: JitterGauge | None = None, limit: float | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
         self._engine = engine
         self._lane = lane
@@ -98,7 +165,9 @@ class SharedRateLimiter:
         self._db_clock = db_clock or BudgetClock(engine, clock)
         self._lock = threading.Lock()
         self._refresh_lock = threading.Lock()
-        self._interval = _interval(rate)
+        self._base = _interval(rate)
+        self.jitter = jitter
+        self._limit = limit  # calls Telegram takes in any second (None: rate + 1)
         self._hold = _NEVER  # latest 429 hold known here (monotonic)
         self._read_at = _NEVER  # when the shared hold was last read
         self._local_tat = _NEVER  # fallback pacing while the database is unreachable
@@ -107,13 +176,27 @@ class SharedRateLimiter:
     @property
     def rate(self) -> float:
         """Return the configured rate in slots per second."""
-        return 1.0 / self._interval
+        return 1.0 / self._base
+
+    @property
+    def interval(self) -> float:
+        """Return the seconds between slots now: the configured rate's, widened for measured arrival jitter."""
+        if self.jitter is None:
+            return self._base
+        # A slot may also leave up to max_lateness late (is_late): that spreads arrivals as much.
+        late = (self._max_lateness or 0.0) * self._base
+        return jitter_interval(1.0 / self._base, self.jitter.spread() + late, self._limit)
+
+    def note_call(self, seconds: float) -> None:
+        """Record a successful call's duration on this lane (its arrival jitter margin learns from it)."""
+        if self.jitter is not None:
+            self.jitter.note(seconds)
 
     def set_rate(self, rate: float, burst: int | None = None) -> None:
         """Change the rate; ``burst`` is accepted for RateLimiter's interface but no credit is ever given."""
         if burst is not None and burst < 1:
             raise ValueError("burst must be >= 1")
-        self._interval = _interval(rate)
+        self._base = _interval(rate)
 
     def acquire(self, deadline: float | None = None, max_wait: float | None = None) -> bool:
         """Reserve the next slot and sleep until it; False (nothing reserved) if too late.
@@ -160,7 +243,7 @@ class SharedRateLimiter:
         sleeps to each slot and should ask ``clear_at(slot, reserved_at)``
         before using a slot booked long before.
         """
-        interval = self._interval
+        interval = self.interval
         now = self._clock()
         limit = repo.NO_LIMIT_US / _US if max_wait is None else max_wait
         if deadline is not None:
@@ -189,7 +272,7 @@ class SharedRateLimiter:
 
     def is_late(self, slot: float) -> bool:
         """Tell whether using ``slot`` now would be later than ``max_lateness`` allows."""
-        return self._max_lateness is not None and self._clock() - slot > self._max_lateness * self._interval
+        return self._max_lateness is not None and self._clock() - slot > self._max_lateness * self._base
 
     def clear_at(self, slot: float, reserved_at: float | None = None, *, late_ok: bool = False) -> bool:
         """Return True unless a 429 hold (from any process) covers ``slot``, or the slot is late.

@@ -11,7 +11,7 @@ from app.extensions import db
 from app.models.telegram_budget import FREE, PAID
 from app.repository.telegram_budget import budget_engine
 from app.services.broadcast.estimate import send_rate
-from app.services.telegram_budget import BudgetClock, SharedChatPacer, SharedRateLimiter
+from app.services.telegram_budget import BudgetClock, JitterGauge, SharedChatPacer, SharedRateLimiter
 from app.telegram.client import TelegramClient
 from app.telegram.outbox import Outbox
 from app.telegram.pacing import RateLimiter
@@ -25,6 +25,8 @@ FREE_RECHECK_SECONDS = 0.005
 # at 29/s) is booked again: Telegram's limit is one slot above the cap, so
 # sends that a stalled thread lets bunch up would cross it.
 FREE_MAX_LATENESS = 0.3
+# Telegram takes up to this many paid broadcast messages a second (allow_paid_broadcast).
+PAID_LIMIT = 1000
 _lock = threading.Lock()
 _clients: dict[tuple, TelegramClient] = {}
 _shared: dict[tuple, SharedPacing] = {}
@@ -90,9 +92,11 @@ def _shared_pacing(token: str, cap: float, paid_rate: float) -> SharedPacing:
             # Free lane (≤ 30/s): confirm every slot against the shared 429 hold
             # (a read per call at most), and refuse slots a stalled thread would
             # use late. The paid lane (up to 1000/s) reads the hold every 0.1 s.
+            # Its slots also spread apart as far as the calls' measured arrival jitter needs (JitterGauge).
             SharedRateLimiter(engine, cap, FREE, recheck=FREE_RECHECK_SECONDS, max_lateness=FREE_MAX_LATENESS,
-                              db_clock=clock),
-            SharedRateLimiter(engine, paid_rate, PAID, db_clock=clock),
+                              db_clock=clock, jitter=JitterGauge()),
+            # The paid lane's margin is against Telegram's paid limit (1000/s), not its own rate + 1.
+            SharedRateLimiter(engine, paid_rate, PAID, db_clock=clock, jitter=JitterGauge(), limit=PAID_LIMIT),
             SharedChatPacer(engine, db_clock=clock),
         )
     shared.free.set_rate(cap)

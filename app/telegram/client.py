@@ -157,7 +157,7 @@ class TelegramClient(BotMethods):
                 # The budget held this call past its chat slot (a busy bot, an album's
                 # span): it arrived by now, so the chat's next message waits a whole interval from here.
                 self.rebook_chat(paced_chat, self.clock())
-            self._note_call_time(self.clock() - started)
+            self._note_call_time(self.clock() - started, method, broadcast)
             log.debug("%s chat=%s ok %.0fms", method, chat, self._ms_since(started))
             return result
 
@@ -174,10 +174,15 @@ class TelegramClient(BotMethods):
             raise NetworkError(method, "no time left before the deadline")
         return left
 
-    def _note_call_time(self, seconds: float) -> None:
-        """Fold one successful call's duration into the moving average."""
+    def _note_call_time(self, seconds: float, method: str, broadcast: bool) -> None:
+        """Fold one successful call's duration into the moving average, and into its lane's jitter margin."""
         typical = self.typical_call_seconds
         self.typical_call_seconds = seconds if typical is None else typical + CALL_TIME_WEIGHT * (seconds - typical)
+        lane = self.broadcast_budget if broadcast else self.budget if is_counted_method(method) else None
+        # A shared lane spaces its slots by how much the calls' arrivals spread (SharedRateLimiter.note_call).
+        note = getattr(lane, "note_call", None)
+        if note is not None:
+            note(seconds)
 
     def _pace(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
               priority: str | None, slots: int = 1, chat_wait: float | None = None) -> bool:

@@ -36,8 +36,16 @@ TEXTS: dict[str, dict[str, str]] = {
     "dur_minutes": {"fa": "{n} دقیقه", "en": "{n} min"},
     "dur_hours": {"fa": "{h} ساعت و {m} دقیقه", "en": "{h} h {m} min"},
     "wiz_paid_line": {
-        "fa": "💫 ارسال پولی: هزینه تا {stars} ستاره (۰٫۱ ستاره برای هر پیام، سقف {cap} پیام)\n",
-        "en": "💫 Paid broadcast: up to {stars} Stars (0.1 Star per message, cap {cap} messages)\n",
+        "fa": "💫 ارسال پولی: هزینه تا {stars} ستاره (۰٫۱ ستاره برای هر پیام تحویل‌شده فراتر از ۳۰ پیام رایگان در "
+              "ثانیه، سقف {cap} پیام)\n",
+        "en": "💫 Paid broadcast: up to {stars} Stars (0.1 Star per delivered message beyond the free 30 a second, "
+              "cap {cap} messages)\n",
+    },
+    "wiz_paid_likely": {
+        "fa": "💫 هزینه‌ی محتمل: حدود {stars} ستاره (پیام‌های درون ۳۰ پیام رایگان در ثانیه و پیام‌های تحویل‌نشده "
+              "هزینه ندارند)\n",
+        "en": "💫 Likely cost: about {stars} Stars (messages within the free 30 a second and undelivered ones "
+              "are not billed)\n",
     },
     "wiz_balance_line": {"fa": "💰 موجودی ربات: {balance} ستاره\n", "en": "💰 Bot balance: {balance} Stars\n"},
     "wiz_balance_short": {

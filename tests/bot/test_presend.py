@@ -214,6 +214,19 @@ def test_paid_cost_is_capped_by_the_per_job_limit(client, simulator, people):
     assert any(d.startswith("w.confirm") for d in buttons(shown))
 
 
+def test_paid_cost_shows_what_telegram_likely_bills_and_checks_the_balance_against_the_most(client, simulator,
+                                                                                               people):
+    set_setting("broadcast_paid_enabled", "on")
+    set_setting("broadcast_paid_rate_per_second", "2")  # 4 recipients in 2 s: all within the free 30 a second
+    simulator.configure(star_balance=0.3)
+    shown = to_screen(client, simulator)
+    line = t("wiz_paid_line", stars="0.4", cap=10000) + t("wiz_paid_likely", stars="0.0")
+    assert line + t("wiz_balance_line", balance="0.3") in shown["text"]
+    # Telegram's accounting of the free share is not published: the balance must cover every message.
+    assert t("wiz_balance_short", balance="0.3", stars="0.4") in shown["text"]
+    assert not any(d.startswith("w.confirm") for d in buttons(shown))
+
+
 def test_unreadable_balance_refuses_paid(client, simulator, people):
     set_setting("broadcast_paid_enabled", "on")
     simulator.configure(fail_5xx_ratio=1.0, fault_methods=["getMyStarBalance"])

@@ -5,7 +5,7 @@ from sqlalchemy import update
 from app.extensions import db
 from app.models import BroadcastJob
 from app.services.broadcast import jobs
-from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
+from app.services.broadcast.estimate import estimate_seconds, format_estimate, paid_messages, pending_ahead
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings
 
 
@@ -74,3 +74,14 @@ def test_pending_ahead_counts_an_albums_parts_and_an_actions_done_items(app):
     db.session.commit()
     # The album: 5 items left of 3 parts each; the unsend: 4 left, one call each.
     assert pending_ahead() == {(False, 3): 5, (False, 1): 4}
+
+
+@pytest.mark.parametrize("recipients, rate, cap, billed", [
+    (10_000, 900.0, 10_000, (9_667, 10_000)),  # 11.1 s at 900/s: ~333 fit in the free 30 a second
+    (20_000, 1000.0, 10_000, (9_700, 10_000)),  # the job's paid cap bounds what it can be billed for
+    (4, 900.0, 10_000, (4, 4)),  # a blink at 900/s: not a whole second's free share to take off
+    (100, 30.0, 10_000, (0, 100)),  # never above the regular limit: nothing is billed, but the cap stays
+])
+def test_paid_messages_count_what_telegram_bills(recipients, rate, cap, billed):
+    settings = engine_settings(broadcast_paid_rate_per_second=rate, broadcast_paid_max_messages=cap)
+    assert paid_messages(recipients, settings) == billed

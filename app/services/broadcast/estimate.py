@@ -17,6 +17,12 @@ from app.texts import t
 
 # Items still to send, by (paid, messages per send).
 Ahead = dict[tuple[bool, int], int]
+# Telegram bills a paid broadcast per successful request beyond its regular
+# limits (TransactionPartnerTelegramApi.request_count), 0.1 Star each: failed
+# sends, edits, deletes and replies (none carries allow_paid_broadcast) are free.
+STAR_PER_MESSAGE = 0.1
+# Telegram's regular bot-wide limit: the paid requests that fit within it are not billed.
+REGULAR_PER_SECOND = 30
 
 
 def send_rate(settings: dict, paid: bool) -> float:
@@ -40,6 +46,19 @@ def estimate_seconds(recipients: int, parts: int, paid: bool, settings: dict, ah
     """Return seconds until `recipients` sends of `parts` messages each are done, after the jobs ahead of it."""
     waiting = sum(n * send_seconds(job_parts, job_paid, settings) for (job_paid, job_parts), n in ahead.items())
     return waiting + recipients * send_seconds(parts, paid, settings)
+
+
+def paid_messages(recipients: int, settings: dict) -> tuple[int, int]:
+    """Return how many messages a paid broadcast to ``recipients`` is billed for: (likely, at most).
+
+    At most: every recipient up to the job's paid cap, each delivered (the
+    balance must cover this). Likely: less the ~30 a second that fit within
+    the regular limits while it sends at the paid rate (a recipient who
+    blocked the bot meanwhile lowers it further).
+    """
+    most = min(recipients, settings["broadcast_paid_max_messages"])
+    within = math.floor(REGULAR_PER_SECOND * most / settings["broadcast_paid_rate_per_second"])
+    return most - min(within, most), most
 
 
 def pending_ahead() -> Ahead:
