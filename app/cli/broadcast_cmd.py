@@ -148,6 +148,8 @@ def create(audience, text, copy_from, message_id, message_ids, variants, button_
     except jobs.EmptyAudience:
         suffix = " after its filters" if target.filtered else ""
         raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
+    except jobs.CancelledWhilePreparing as exc:
+        raise CommandError(str(exc)) from None
     except SendTimeError as exc:
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
     except ValueError as exc:

@@ -42,6 +42,15 @@ class EmptyAudience(ValueError):
     """The chosen audience has nobody in it."""
 
 
+class CancelledWhilePreparing(ValueError):
+    """The job was cancelled while its recipients were being added: it stays cancelled and sends nothing."""
+
+    def __init__(self, job_id: int, total: int):
+        super().__init__(f"job {job_id} was cancelled while it was being prepared; nothing was sent "
+                         f"({total} recipients not sent)")
+        self.job_id, self.total = job_id, total
+
+
 def audience_counts() -> dict[str, int]:
     """Count each audience as it stands now (from stored columns only)."""
     counts = {aud: items.count_audience(aud) for aud in AUDIENCES}
@@ -248,12 +257,21 @@ def set_paid(job: BroadcastJob, paid: bool, settings: dict | None = None) -> Non
 
 def queue_populated(job: BroadcastJob, total: int, actor: str | None, action: str, detail: str,
                     send_at: datetime | None = None) -> None:
-    """Record the total, queue (or schedule) the draft with its audit entry, commit, and start it if no job sends."""
+    """Record the total, queue (or schedule) the draft with its audit entry, commit, and start it if no job sends.
+
+    A draft cancelled during its population stays cancelled: its total is
+    recorded (its items all count as not sent) and CancelledWhilePreparing
+    tells the creator; nothing is queued, so nothing is ever sent.
+    """
     jobs_repo.set_total(job.id, total)
     if send_at is not None:
-        schedule_repo.schedule_draft(job.id, send_at)
+        queued = schedule_repo.schedule_draft(job.id, send_at)
     else:
-        jobs_repo.queue_draft(job.id)
+        queued = jobs_repo.queue_draft(job.id)
+    if not queued:
+        db.session.commit()  # the total: a cancelled job's counters add up to its items
+        log.warning("broadcast job %s was cancelled during its population; not queued", job.id)
+        raise CancelledWhilePreparing(job.id, total)
     audit.record(actor, action, job.id, detail)
     db.session.commit()
     start_next_if_idle()
