@@ -133,6 +133,7 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     if fields["content_type"] == CONTENT_ALBUM and button_text:
         raise ValueError("an album carries no button (Telegram allows none)")
     checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
+    variants_service.require_known_media(checked, content)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,
