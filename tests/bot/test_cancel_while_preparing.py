@@ -90,3 +90,16 @@ def test_wizard_confirm_tells_the_admin(client, simulator, cancel_between_chunks
     assert texts_to(simulator)[-1] == t("wiz_cancelled_preparing", id=job.id, count=USERS)
     _assert_cancelled_and_honest(job.id)
     assert [d for d in simulator.deliveries() if d.get("chat_id") != ADMIN_ID] == []
+
+
+@pytest.mark.usefixtures("fast_telegram")
+def test_wizard_schedule_tells_the_admin(client, simulator, cancel_between_chunks):
+    from tests.bot.test_schedule_wizard import to_schedule_step
+
+    create_users(USERS)
+    to_schedule_step(client, simulator)
+    press(client, simulator, "w.at:tomorrow")
+    [job] = all_jobs()
+    assert texts_to(simulator)[-1] == t("wiz_cancelled_preparing", id=job.id, count=USERS)
+    _assert_cancelled_and_honest(job.id)
+    assert reload(job.id).send_at is None
