@@ -33,7 +33,7 @@ from app.bot.wizard_state import (  # noqa: F401  (re-exported)
 from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import admins, albums, audit
-from app.services.broadcast import greeting, jobs, runner
+from app.services.broadcast import greeting, jobs, runner, variants
 from app.services.broadcast.content import url_button
 from app.services.broadcast.draft import Draft
 
@@ -243,8 +243,17 @@ def create_job(ctx: BotContext, draft: Draft, send_at: datetime | None = None) -
 
 
 def creation_refused(ctx: BotContext, draft: Draft, exc: ValueError) -> None:
-    """Nothing was created (EmptyAudience is a ValueError): put the admin back on the audience step, saying why."""
+    """Nothing was created (EmptyAudience is a ValueError): put the admin back on the audience step, saying why.
+
+    A job cancelled while it was prepared was the admin's own choice: they are told so, and the draft ends.
+    """
     ctx.end_transaction()
+    if isinstance(exc, jobs.CancelledWhilePreparing):
+        ctx.reply("wiz_cancelled_preparing", id=exc.job_id, count=exc.total)
+        return
+    if isinstance(exc, variants.VariantRefused):
+        ctx.reply(exc.key, **exc.values)
+        return
     admins.restore_state(ctx.user_id, STEP_AUDIENCE, draft.without_preview().to_json())
     if isinstance(exc, jobs.EmptyAudience):
         ctx.reply("wiz_empty_audience", audience_keyboard(ctx, draft))

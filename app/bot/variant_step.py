@@ -112,6 +112,8 @@ def on_text(ctx: BotContext, state: dict) -> None:
     if kind == CONTENT_TEXT and content.get("type") == CONTENT_COPY:
         # A plain text message with versions is sent as text (its HTML), so each language can differ.
         content = {"type": CONTENT_TEXT, "text": draft.extra[drafts.MAIN_HTML], "parse_mode": "HTML"}
+    elif content.get("type") == CONTENT_COPY:
+        content = {**content, variants.MEDIA: True}  # a copy with versions here is media: text became text above
     try:
         checked = variants.check({**(draft.variants or {}), code: text}, kind, content.get("text"))
     except variants.VariantRefused as exc:

@@ -18,7 +18,7 @@ from app.services.broadcast import jobs, schedule, variant_stats
 from app.services.broadcast.draft import Draft
 from app.services.broadcast.send_time import SendTimeError, parse_iso
 from app.services.broadcast.status import job_status
-from app.services.broadcast.variants import VariantRefused, check_cli_pairs
+from app.services.broadcast.variants import MEDIA, VariantRefused, check_cli_pairs
 from app.services.settings import load_settings
 
 # Ids are BIGINT (SQLite INTEGER): anything larger cannot exist, and SQLite
@@ -57,10 +57,12 @@ def _send_at(raw: str):
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
 
 
-def _content(text, copy_from, message_id, message_ids) -> dict:
+def _content(text, copy_from, message_id, message_ids, copied_media: bool = False) -> dict:
     """Build the engine's content dict from the options, or raise a usage error."""
     if (text is None) == (copy_from is None):
         raise click.UsageError("give exactly one of --text or --copy-from")
+    if copied_media and (text is not None or message_ids is not None):
+        raise click.UsageError("--copied-media goes with --copy-from and --message-id (one media message)")
     if text is not None:
         if message_id is not None or message_ids is not None:
             option = "--message-id" if message_id is not None else "--message-ids"
@@ -73,7 +75,8 @@ def _content(text, copy_from, message_id, message_ids) -> dict:
         raise click.UsageError("--copy-from needs --message-id (one message) or --message-ids (an album)")
     if message_ids is not None:
         return {"type": "album", "from_chat_id": copy_from, "message_ids": _album_ids(message_ids)}
-    return {"type": "copy", "from_chat_id": copy_from, "message_id": message_id}
+    content = {"type": "copy", "from_chat_id": copy_from, "message_id": message_id}
+    return {**content, MEDIA: True} if copied_media else content
 
 
 def _album_ids(value: str) -> list[int]:
@@ -110,8 +113,11 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
               help="... or these message ids, sent as one album with copyMessages (no button).")
 @click.option("--variant", "variants", type=(str, str), multiple=True, metavar="LANG TEXT",
               help="A language variant (repeatable): users whose Telegram language is LANG (two letters; en-US "
-                   "is en) get TEXT instead (HTML; with --copy-from, the caption that replaces a media message's: "
-                   "a copied text message has no caption, so give its text with --text instead).")
+                   "is en) get TEXT instead (HTML; with --copy-from, the caption that replaces a media message's, "
+                   "which needs --copied-media: a copied text message keeps its text, so give it with --text).")
+@click.option("--copied-media", is_flag=True,
+              help="The --copy-from message is a photo, video, document or other media with a caption: "
+                   "--variant texts replace that caption (refused without it).")
 @click.option("--button-text", help="Text of an optional URL button.")
 @click.option("--button-url", help="http(s) URL of that button.")
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
@@ -124,10 +130,10 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
-def create(audience, text, copy_from, message_id, message_ids, variants, button_text, button_url, created_by, langs,
-           active_days, joined_days, sources, silent, protect, at) -> None:
+def create(audience, text, copy_from, message_id, message_ids, variants, copied_media, button_text, button_url,
+           created_by, langs, active_days, joined_days, sources, silent, protect, at) -> None:
     """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
-    content = _content(text, copy_from, message_id, message_ids)
+    content = _content(text, copy_from, message_id, message_ids, copied_media)
     try:
         checked = check_cli_pairs(variants, content)
     except VariantRefused as exc:
@@ -148,6 +154,8 @@ def create(audience, text, copy_from, message_id, message_ids, variants, button_
     except jobs.EmptyAudience:
         suffix = " after its filters" if target.filtered else ""
         raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
+    except jobs.CancelledWhilePreparing as exc:
+        raise CommandError(str(exc)) from None
     except SendTimeError as exc:
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
     except ValueError as exc:

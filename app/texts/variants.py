@@ -22,6 +22,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Send the caption of the “{code}” version (at most {limit} characters); the same media goes out "
               "with it. Sending a version again replaces the earlier one.",
     },
+    "var_copy_unknown": {
+        "fa": "❌ نسخه‌های زبانی یک پیام کپی‌شده فقط توضیح (کپشن) یک رسانه را عوض می‌کنند و نوع این پیام معلوم "
+              "نیست؛ پیام متنی کپی‌شده متن خودش را نگه می‌دارد و همه متن پیش‌فرض را می‌گرفتند. پیام را دوباره "
+              "بفرستید و نسخه‌ها را در همین گفتگو اضافه کنید.",
+        "en": "❌ Language versions of a copied message only replace a media message's caption, and this "
+              "message's kind is not known; a copied text message keeps its own text, so everyone would get the "
+              "default. Send the message again and add the versions in this chat.",
+    },
     "var_added": {
         "fa": "✅ نسخه‌ی «{code}» ثبت شد. نسخه‌ها: {codes}.\nحالا دکمه‌ی لینک‌دار را بفرستید "
               "(متن دکمه | https://example.com)، «بدون دکمه» را بزنید یا نسخه‌ی دیگری اضافه کنید.",

@@ -71,6 +71,12 @@ TEXTS: dict[str, dict[str, str]] = {
                     "en": "the link must start with http:// or https://, name a host and contain no spaces."},
     "btn_err_url_long": {"fa": "لینک {length} نویسه است؛ حداکثر ۵۱۲ نویسه مجاز است.",
                          "en": "the link is {length} characters; at most 512 are allowed."},
+    "wiz_cancelled_preparing": {
+        "fa": "⛔️ ارسال همگانی #{id} هنگام آماده‌سازی لغو شد؛ چیزی ارسال نشد و نخواهد شد "
+              "({count} گیرنده ارسال‌نشده).",
+        "en": "⛔️ Broadcast #{id} was cancelled while it was being prepared; nothing was or will be sent "
+              "({count} recipients not sent).",
+    },
     "wiz_create_failed": {"fa": "❌ ساخت ارسال همگانی ممکن نشد: {error}",
                           "en": "❌ The broadcast could not be created: {error}"},
     "btn_err_url_host": {

@@ -13,20 +13,22 @@ depends_on = None
 
 
 def upgrade():
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.add_column(sa.Column("audience_langs", sa.String(length=16), nullable=True))
-        batch.add_column(sa.Column("audience_active_days", sa.Integer(), nullable=True))
-        batch.add_column(sa.Column("audience_joined_days", sa.Integer(), nullable=True))
-        batch.add_column(sa.Column("silent", sa.Boolean(), server_default=sa.text('0'), nullable=False))
-        batch.add_column(sa.Column("protect", sa.Boolean(), server_default=sa.text('0'), nullable=False))
+    # Plain ADD COLUMNs: a batch with a text() default makes SQLite copy broadcast_jobs, and dropping the
+    # old table with foreign keys on would delete every item of broadcast_job_items (ON DELETE CASCADE).
+    op.add_column("broadcast_jobs", sa.Column("audience_langs", sa.String(length=16), nullable=True))
+    op.add_column("broadcast_jobs", sa.Column("audience_active_days", sa.Integer(), nullable=True))
+    op.add_column("broadcast_jobs", sa.Column("audience_joined_days", sa.Integer(), nullable=True))
+    op.add_column("broadcast_jobs", sa.Column("silent", sa.Boolean(), server_default=sa.text('0'), nullable=False))
+    op.add_column("broadcast_jobs", sa.Column("protect", sa.Boolean(), server_default=sa.text('0'), nullable=False))
     op.create_index("ix_users_last_seen", "users", ["is_blocked", "last_seen_at"])
 
 
 def downgrade():
     op.drop_index("ix_users_last_seen", table_name="users")
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("protect")
-        batch.drop_column("silent")
-        batch.drop_column("audience_joined_days")
-        batch.drop_column("audience_active_days")
-        batch.drop_column("audience_langs")
+    # Plain DROP COLUMNs (SQLite >= 3.35 has them): a batch copy of broadcast_jobs would drop the old table,
+    # and with foreign keys on, ON DELETE CASCADE would take every item of broadcast_job_items with it.
+    op.drop_column("broadcast_jobs", "protect")
+    op.drop_column("broadcast_jobs", "silent")
+    op.drop_column("broadcast_jobs", "audience_joined_days")
+    op.drop_column("broadcast_jobs", "audience_active_days")
+    op.drop_column("broadcast_jobs", "audience_langs")

@@ -31,6 +31,7 @@ def upgrade():
 
 
 def downgrade():
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("source_message_ids")
+    # Plain DROP COLUMNs (SQLite >= 3.35 has them): a batch copy of broadcast_jobs would drop the old table,
+    # and with foreign keys on, ON DELETE CASCADE would take every item of broadcast_job_items with it.
+    op.drop_column("broadcast_jobs", "source_message_ids")
     op.drop_table("album_parts")

@@ -24,6 +24,7 @@ def downgrade():
     # Stored times are UTC: MySQL's CURRENT_TIMESTAMP is the session's zone, SQLite's is UTC.
     now = "UTC_TIMESTAMP()" if op.get_bind().dialect.name in ("mysql", "mariadb") else "CURRENT_TIMESTAMP"
     op.execute(f"UPDATE broadcast_jobs SET status = 'cancelled', finished_at = {now} WHERE status = 'scheduled'")
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("missed_at")
-        batch.drop_column("send_at")
+    # Plain DROP COLUMNs (SQLite >= 3.35 has them): a batch copy of broadcast_jobs would drop the old table,
+    # and with foreign keys on, ON DELETE CASCADE would take every item of broadcast_job_items with it.
+    op.drop_column("broadcast_jobs", "missed_at")
+    op.drop_column("broadcast_jobs", "send_at")

@@ -22,7 +22,8 @@ def upgrade():
 
 def downgrade():
     op.drop_index("ix_broadcast_jobs_retry_of", table_name="broadcast_jobs")
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("retry_of")
+    # Plain DROP COLUMNs (SQLite >= 3.35 has them): a batch copy of broadcast_jobs would drop the old table,
+    # and with foreign keys on, ON DELETE CASCADE would take every item of broadcast_job_items with it.
+    op.drop_column("broadcast_jobs", "retry_of")
     with op.batch_alter_table("broadcast_job_items") as batch:
         batch.drop_column("message_id")

@@ -23,8 +23,9 @@ def upgrade():
 
 def downgrade():
     op.drop_index("ix_broadcast_jobs_source_job_id", table_name="broadcast_jobs")
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("too_old_count")
-        batch.drop_column("gone_count")
-        batch.drop_column("source_job_id")
-        batch.drop_column("kind")
+    # Plain DROP COLUMNs (SQLite >= 3.35 has them): a batch copy of broadcast_jobs would drop the old table,
+    # and with foreign keys on, ON DELETE CASCADE would take every item of broadcast_job_items with it.
+    op.drop_column("broadcast_jobs", "too_old_count")
+    op.drop_column("broadcast_jobs", "gone_count")
+    op.drop_column("broadcast_jobs", "source_job_id")
+    op.drop_column("broadcast_jobs", "kind")

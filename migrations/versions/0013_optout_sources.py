@@ -23,17 +23,20 @@ def upgrade():
         batch.create_index("ix_users_audience", ["is_blocked", "opted_out_at", "main_channel_status", "id"])
         # Per-source stats and the source filter read a range of this index.
         batch.create_index("ix_users_source", ["start_source", "started_at"])
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        # Comma-joined sources (a payload has no comma); NULL: no source filter.
-        batch.add_column(sa.Column("audience_sources", sa.Text(), nullable=True))
-        # Frozen when the draft is made, so every copy, retry and edit of a broadcast agrees.
-        batch.add_column(sa.Column("optout_button", sa.Boolean(), server_default=sa.text('0'), nullable=False))
+    # Plain ADD COLUMNs: a batch with a text() default makes SQLite copy broadcast_jobs, and dropping the
+    # old table with foreign keys on would delete every item of broadcast_job_items (ON DELETE CASCADE).
+    # Comma-joined sources (a payload has no comma); NULL: no source filter.
+    op.add_column("broadcast_jobs", sa.Column("audience_sources", sa.Text(), nullable=True))
+    # Frozen when the draft is made, so every copy, retry and edit of a broadcast agrees.
+    op.add_column("broadcast_jobs", sa.Column("optout_button", sa.Boolean(), server_default=sa.text('0'),
+                                              nullable=False))
 
 
 def downgrade():
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("optout_button")
-        batch.drop_column("audience_sources")
+    # Plain DROP COLUMNs (SQLite >= 3.35 has them): a batch copy of broadcast_jobs would drop the old table,
+    # and with foreign keys on, ON DELETE CASCADE would take every item of broadcast_job_items with it.
+    op.drop_column("broadcast_jobs", "optout_button")
+    op.drop_column("broadcast_jobs", "audience_sources")
     with op.batch_alter_table("users") as batch:
         batch.drop_index("ix_users_source")
         batch.drop_index("ix_users_audience")

@@ -21,8 +21,9 @@ def upgrade():
 
 
 def downgrade():
-    with op.batch_alter_table("broadcast_jobs") as batch:
-        batch.drop_column("clicks_unique")
-        batch.drop_column("clicks_total")
+    # Plain DROP COLUMNs (SQLite >= 3.35 has them): a batch copy of broadcast_jobs would drop the old table,
+    # and with foreign keys on, ON DELETE CASCADE would take every item of broadcast_job_items with it.
+    op.drop_column("broadcast_jobs", "clicks_unique")
+    op.drop_column("broadcast_jobs", "clicks_total")
     with op.batch_alter_table("broadcast_job_items") as batch:
         batch.drop_column("clicked_at")

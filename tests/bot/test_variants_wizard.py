@@ -177,3 +177,25 @@ def test_at_most_eight_versions(client, simulator, people):
     press(client, simulator, "w.var:en")  # replacing an existing version is still allowed
     send(client, simulator, "text en, again")
     assert draft()["variants"]["en"] == "text en, again" and len(draft()["variants"]) == 8
+
+
+def test_a_copy_with_versions_not_known_as_media_is_refused_at_confirm(client, simulator, people):
+    """A draft whose copy lacks the media mark (saved before the wizard set it) is refused, never sent wrong."""
+    from app.extensions import db
+
+    send(client, simulator, "/broadcast")
+    send(client, simulator, photo=True, caption="عکس")
+    press(client, simulator, "w.var:more")
+    send(client, simulator, "en")
+    send(client, simulator, "Photo")
+    press(client, simulator, "w.no_button")
+    press(client, simulator, "w.aud:all")
+    state = admin_state(ADMIN_ID)
+    saved = json.loads(state.draft)
+    assert saved["content"].pop("media") is True
+    state.draft = json.dumps(saved)
+    db.session.commit()
+    press(client, simulator, "w.confirm")
+    assert texts_to(simulator)[-1] == t("var_copy_unknown")
+    assert all_jobs() == []
+    assert [d for d in simulator.deliveries("copyMessage") if d["chat_id"] != ADMIN_ID] == []

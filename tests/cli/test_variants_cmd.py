@@ -98,7 +98,7 @@ def test_a_retry_keeps_each_recipients_variant(runner, simulator):
 def test_a_copied_photo_gets_each_variants_caption(runner, simulator):
     population()
     source = simulator.add_message(-1001234567890, caption="عکس روز", photo="p1")
-    result = create(runner, "--copy-from", "-1001234567890", "--message-id", str(source),
+    result = create(runner, "--copy-from", "-1001234567890", "--message-id", str(source), "--copied-media",
                     "--variant", "en", "Photo of the <i>day</i> 📷")
     assert result.exit_code == 0, result.output
     pump(runner, int(result.stdout))
@@ -107,6 +107,40 @@ def test_a_copied_photo_gets_each_variants_caption(runner, simulator):
     assert captions[FA] == captions[NONE] == captions[DE] == ["عکس روز"]
     [english] = simulator.deliveries("copyMessage", EN)
     assert english["parse_mode"] == "HTML"
+
+
+def test_a_copied_message_of_unknown_kind_takes_no_variant(runner, simulator):
+    """A copied text message keeps its text (the caption is dropped): refused, so no language gets the wrong one."""
+    population()
+    source = simulator.add_message(-1001234567890, text="پیام روز")
+    result = create(runner, "--copy-from", "-1001234567890", "--message-id", str(source),
+                    "--variant", "en", "Message of the day")
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert "this one's kind is not known" in line and "--copied-media" in line
+    assert runner.invoke(args=["broadcast", "list"]).stdout.strip() == "no broadcast jobs"
+    assert simulator.deliveries("copyMessage") == []
+
+
+def test_copied_media_goes_with_one_copied_message_only(runner, simulator):
+    population()
+    for args in (["--text", "x"], ["--copy-from", "-100123", "--message-ids", "5,6"]):
+        result = create(runner, *args, "--copied-media")
+        assert result.exit_code == 2, result.output
+        assert "--copied-media goes with --copy-from and --message-id" in result.stderr
+
+
+def test_the_engine_refuses_variants_of_an_unmarked_copy(app, simulator):
+    from app.services.broadcast import jobs
+    from app.services.broadcast.variants import VariantRefused
+
+    population()
+    content = {"type": "copy", "from_chat_id": -100123, "message_id": 5}
+    with pytest.raises(VariantRefused, match="kind is not known"):
+        jobs.create_job(audience="all", created_by=None, content=content, variants={"en": "Hi"})
+    assert jobs.list_jobs() == []
+    assert jobs.create_job(audience="all", created_by=None, content={**content, "media": True},
+                           variants={"en": "Hi"}).total_count == 5
 
 
 @pytest.mark.parametrize(("args", "message"), [

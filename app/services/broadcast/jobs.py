@@ -42,6 +42,15 @@ class EmptyAudience(ValueError):
     """The chosen audience has nobody in it."""
 
 
+class CancelledWhilePreparing(ValueError):
+    """The job was cancelled while its recipients were being added: it stays cancelled and sends nothing."""
+
+    def __init__(self, job_id: int, total: int):
+        super().__init__(f"job {job_id} was cancelled while it was being prepared; nothing was sent "
+                         f"({total} recipients not sent)")
+        self.job_id, self.total = job_id, total
+
+
 def audience_counts() -> dict[str, int]:
     """Count each audience as it stands now (from stored columns only)."""
     counts = {aud: items.count_audience(aud) for aud in AUDIENCES}
@@ -124,6 +133,7 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     if fields["content_type"] == CONTENT_ALBUM and button_text:
         raise ValueError("an album carries no button (Telegram allows none)")
     checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
+    variants_service.require_known_media(checked, content)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,
@@ -248,12 +258,21 @@ def set_paid(job: BroadcastJob, paid: bool, settings: dict | None = None) -> Non
 
 def queue_populated(job: BroadcastJob, total: int, actor: str | None, action: str, detail: str,
                     send_at: datetime | None = None) -> None:
-    """Record the total, queue (or schedule) the draft with its audit entry, commit, and start it if no job sends."""
+    """Record the total, queue (or schedule) the draft with its audit entry, commit, and start it if no job sends.
+
+    A draft cancelled during its population stays cancelled: its total is
+    recorded (its items all count as not sent) and CancelledWhilePreparing
+    tells the creator; nothing is queued, so nothing is ever sent.
+    """
     jobs_repo.set_total(job.id, total)
     if send_at is not None:
-        schedule_repo.schedule_draft(job.id, send_at)
+        queued = schedule_repo.schedule_draft(job.id, send_at)
     else:
-        jobs_repo.queue_draft(job.id)
+        queued = jobs_repo.queue_draft(job.id)
+    if not queued:
+        db.session.commit()  # the total: a cancelled job's counters add up to its items
+        log.warning("broadcast job %s was cancelled during its population; not queued", job.id)
+        raise CancelledWhilePreparing(job.id, total)
     audit.record(actor, action, job.id, detail)
     db.session.commit()
     start_next_if_idle()

@@ -20,6 +20,10 @@ LANG_CODE = re.compile(r"[a-z]{2}", re.ASCII)
 MAX_VARIANTS = 8
 # The ledger's and the status's name for the default content (an item's variant column is NULL).
 DEFAULT = "default"
+# A copy content's mark that its source is known to be a media message, whose caption a variant replaces.
+# copyMessage drops a caption given for a copied text message: without the mark, every language would get
+# the default text. The wizard sets it (it saw the message); the CLI only on --copied-media.
+MEDIA = "media"
 
 
 class VariantRefused(ValueError):
@@ -98,7 +102,17 @@ def check(pairs, content_type: str, default_text: str | None = None) -> dict[str
 
 def check_cli_pairs(pairs, content: dict) -> dict[str, str]:
     """Check variants given for an engine content dict (the CLI's --variant LANG TEXT pairs); see check()."""
-    return check(pairs, content.get("type"), content.get("text"))
+    return require_known_media(check(pairs, content.get("type"), content.get("text")), content)
+
+
+def require_known_media(checked: dict[str, str], content: dict) -> dict[str, str]:
+    """Return checked, or raise VariantRefused for variants of a copy not marked MEDIA (it may be a text message)."""
+    if checked and content.get("type") == CONTENT_COPY and not content.get(MEDIA):
+        raise VariantRefused("a copied message takes language variants only as captions of a media message, and "
+                             "this one's kind is not known (a copied text message keeps its text: every language "
+                             "would get the default); send a text with --text, or add --copied-media if the "
+                             "message is a photo, video, document or other media with a caption", "var_copy_unknown")
+    return checked
 
 
 def dump(variants: dict[str, str] | None) -> str | None:
