@@ -25,6 +25,7 @@ file), dropped afterwards:
 
     .venv/bin/python -m bench.scale --db mariadb --sizes 10000 100000 1000000
     .venv/bin/python -m bench.scale --db sqlite --sizes 10000 --no-webhook
+    .venv/bin/python -m bench.scale --db both --sizes 10000 100000 1000000 --reads-only   # 1, 2 (no burst), 3
 """
 from __future__ import annotations
 
@@ -371,13 +372,17 @@ def purge_under_load(app, job_id: int) -> dict:
             "loop_batches_during": len(during_ms)}
 
 
-def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str) -> dict:
+def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str, reads_only: bool = False) -> dict:
     row: dict = {"db": kind, "users": users}
     with fresh_database(kind) as url:
         migrate(url)
         with bound_app(url, sim_url) as app:
             row["mb_before"] = table_mb(kind)
             row["seed_s"] = round(seed_users(users), 1)
+            if reads_only:  # seed, populate (N items), the admin reads; nothing else
+                row.update(populate_with_burst(url, kind, users, False, threads, sim_url))
+                row.update(admin_reads(row["job_id"]))
+                return row
             row["single_stmt_s"] = round(single_statement(users), 2)
             row.update(populate_with_burst(url, kind, users, webhook, threads, sim_url))
             row["mb_items"] = table_mb(kind)
@@ -395,13 +400,15 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--threads", type=int, default=8, help="webhook client threads during the population")
     parser.add_argument("--no-webhook", dest="webhook", action="store_false", help="populate without the burst")
+    parser.add_argument("--reads-only", action="store_true",
+                        help="seed, populate without the burst and time the admin reads; skip the rest")
     args = parser.parse_args(argv)
     rows = []
     load = os.getloadavg()
     with Simulator() as sim:
         for kind in db_kinds(args.db):
             for users in args.sizes:
-                rows.append(run(kind, users, args.webhook, args.threads, sim.base_url))
+                rows.append(run(kind, users, args.webhook, args.threads, sim.base_url, args.reads_only))
                 rows[-1]["load_1m"] = round(os.getloadavg()[0], 2)
                 print_table(rows[-1:], COLUMNS)
     print_table(rows, COLUMNS, title=f"Scale: {args.sizes} users (load average at start {load[0]:.2f})")
