@@ -33,7 +33,8 @@ def test_0016_swaps_the_user_indexes_adds_the_snapshot_keeps_rows_and_downgrades
 
         upgrade(revision="0016")
         indexes = user_indexes()
-        assert indexes["ix_users_sources"] == ["start_source", "started_at", "is_blocked", "opted_out_at"]
+        assert indexes["ix_users_sources"] == ["start_source", "started_at", "is_blocked", "opted_out_at",
+                                               "last_seen_at", "main_channel_status", "language_code"]
         assert indexes["ix_users_presend"] == ["is_blocked", "opted_out_at", "last_seen_at", "started_at",
                                                "main_channel_status", "language_code", "start_source"]
         assert not {"ix_users_source", "ix_users_last_seen"} & set(indexes)

@@ -17,7 +17,8 @@ MYSQL = {"mysql_engine": "InnoDB", "mysql_charset": "utf8mb4", "mysql_collate": 
 def upgrade():
     # op.create_index / op.drop_index directly: no batch copy of any table (on SQLite a copy of a parent
     # table with foreign keys on could cascade deletes).
-    op.create_index("ix_users_sources", "users", ["start_source", "started_at", "is_blocked", "opted_out_at"])
+    op.create_index("ix_users_sources", "users", ["start_source", "started_at", "is_blocked", "opted_out_at",
+                                                  "last_seen_at", "main_channel_status", "language_code"])
     op.drop_index("ix_users_source", table_name="users")
     op.create_index("ix_users_presend", "users", ["is_blocked", "opted_out_at", "last_seen_at", "started_at",
                                                   "main_channel_status", "language_code", "start_source"])
