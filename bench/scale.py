@@ -11,7 +11,9 @@ file), dropped afterwards:
    threads through `gunicorn -w 4 wsgi:app` (against the simulated Bot API):
    p50 / p95 / max of the updates answered during the population; also the
    old single `INSERT … SELECT` timed on a draft for comparison;
-3. admin reads at N users and N items: /stats (`user_stats` + `source_stats`),
+3. admin reads at N users and N items: /stats as shown (`stats.figures`: a live
+   count below 50,000 users, else the snapshot) and the live recount
+   (`user_stats` + `source_stats`, what cron's housekeeping runs),
    the job view (`job_status` + `offers`), `broadcast status`, the pre-send
    count for every filter, the recent-jobs list (median of 3 each);
 4. the pump's database cost per item with N pending items: claim
@@ -25,6 +27,7 @@ file), dropped afterwards:
 
     .venv/bin/python -m bench.scale --db mariadb --sizes 10000 100000 1000000
     .venv/bin/python -m bench.scale --db sqlite --sizes 10000 --no-webhook
+    .venv/bin/python -m bench.scale --db both --sizes 10000 100000 1000000 --reads-only   # 1, 2 (no burst), 3
 """
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ from bench.common import (
 from bench.output import print_table, write_results
 
 COLUMNS = ["db", "users", "populate_s", "single_stmt_s", "hook_n", "hook_p50_ms", "hook_p95_ms", "hook_max_ms",
-           "stats_s", "job_view_s", "status_s", "presend_max_s", "list_s", "export_s", "export_peak_mb",
+           "stats_s", "stats_live_s", "job_view_s", "status_s", "presend_max_s", "list_s", "export_s", "export_peak_mb",
            "pump_ms_item", "purge_s", "purge_max_stmt_s", "loop_max_before_ms", "loop_max_during_ms",
            "mb_before", "mb_items", "mb_after_purge"]
 LANGS = ("fa", "fa-IR", "en", "en-US", None, "de")
@@ -245,7 +248,8 @@ def admin_reads(job_id: int) -> dict:
         db.session.commit()
 
     presend = {name: median_time(lambda kw=kw: jobs.count_recipients(Audience(**kw))) for name, kw in FILTERS.items()}
-    return {"stats_s": round(median_time(lambda: (stats.user_stats(), stats.source_stats())), 3),
+    recount = median_time(stats.refresh)  # the live count (cron's recount), stored as the snapshot
+    return {"stats_s": round(median_time(stats.figures), 3), "stats_live_s": round(recount, 3),
             "job_view_s": round(median_time(view), 3), "status_s": round(median_time(status), 3),
             "presend_max_s": round(max(presend.values()), 3),
             "presend_s": {f: round(s, 3) for f, s in presend.items()},
@@ -371,13 +375,17 @@ def purge_under_load(app, job_id: int) -> dict:
             "loop_batches_during": len(during_ms)}
 
 
-def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str) -> dict:
+def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str, reads_only: bool = False) -> dict:
     row: dict = {"db": kind, "users": users}
     with fresh_database(kind) as url:
         migrate(url)
         with bound_app(url, sim_url) as app:
             row["mb_before"] = table_mb(kind)
             row["seed_s"] = round(seed_users(users), 1)
+            if reads_only:  # seed, populate (N items), the admin reads; nothing else
+                row.update(populate_with_burst(url, kind, users, False, threads, sim_url))
+                row.update(admin_reads(row["job_id"]))
+                return row
             row["single_stmt_s"] = round(single_statement(users), 2)
             row.update(populate_with_burst(url, kind, users, webhook, threads, sim_url))
             row["mb_items"] = table_mb(kind)
@@ -395,13 +403,15 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--threads", type=int, default=8, help="webhook client threads during the population")
     parser.add_argument("--no-webhook", dest="webhook", action="store_false", help="populate without the burst")
+    parser.add_argument("--reads-only", action="store_true",
+                        help="seed, populate without the burst and time the admin reads; skip the rest")
     args = parser.parse_args(argv)
     rows = []
     load = os.getloadavg()
     with Simulator() as sim:
         for kind in db_kinds(args.db):
             for users in args.sizes:
-                rows.append(run(kind, users, args.webhook, args.threads, sim.base_url))
+                rows.append(run(kind, users, args.webhook, args.threads, sim.base_url, args.reads_only))
                 rows[-1]["load_1m"] = round(os.getloadavg()[0], 2)
                 print_table(rows[-1:], COLUMNS)
     print_table(rows, COLUMNS, title=f"Scale: {args.sizes} users (load average at start {load[0]:.2f})")

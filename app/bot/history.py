@@ -34,8 +34,8 @@ VIEW_AUDIT_ENTRIES = 15
 
 def on_stats(ctx: BotContext) -> None:
     """Answer /stats: the population counts, the top sources, the clicks of the newest broadcast with a button."""
-    counts = stats.user_stats()
-    sources = stats.source_stats()
+    figures = stats.figures()
+    counts, sources = figures.counts, figures.sources
     job = clicks.latest_with_button()
     db.session.commit()
     line = ""
@@ -44,6 +44,9 @@ def on_stats(ctx: BotContext) -> None:
         line = t("stats_clicks", ctx.lang, id=status.id, clicks=status.clicks, total=status.click_total,
                  rate=percent_text(status))
     text = ctx.text("stats", clicks=line, **counts)
+    if not figures.live:  # a large bot's snapshot: say how old it is
+        text += ctx.text("stats_as_of", minutes=figures.age_minutes(), at=figures.taken_at.strftime("%H:%M"),
+                         every=int(stats.SNAPSHOT_EVERY.total_seconds() // 60))
     if sources:
         text += "\n\n" + ctx.text("stats_sources") + "".join(ctx.text("stats_source_line", **row) for row in sources)
     ctx.send(text)

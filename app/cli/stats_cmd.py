@@ -6,8 +6,8 @@ from flask.cli import AppGroup, with_appcontext
 
 from app.cli.common import echo_json, render_table
 from app.cli.english import english_reason
-from app.services import audit
-from app.services.stats import KEYS, source_stats, user_stats
+from app.services import audit, stats
+from app.services.stats import KEYS
 
 # Labels of `flask stats` in KEYS order (JSON uses the keys themselves).
 LABELS = {"users": "users", "active_7d": "active in the last 7 days", "active_30d": "active in the last 30 days",
@@ -21,14 +21,24 @@ audit_group = AppGroup("audit", help="Read the audit log: who did what to which 
 
 @click.command("stats")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of a table.")
+@click.option("--fresh", is_flag=True, help="Count now (and store the snapshot) even for a large bot.")
 @with_appcontext
-def stats_command(as_json: bool) -> None:
-    """Show users, active in 7 / 30 days, blocked, opted out, channel members, newcomers and the top sources."""
-    counts, sources = user_stats(), source_stats()
+def stats_command(as_json: bool, fresh: bool) -> None:
+    """Show users, active in 7 / 30 days, blocked, opted out, channel members, newcomers and the top sources.
+
+    A bot of 50,000 users or more shows cron's snapshot and its age unless --fresh.
+    """
+    figures = stats.refresh() if fresh else stats.figures()
+    counts, sources = figures.counts, figures.sources
+    # The snapshot's time only when it is one: a live count is as of now.
+    as_of = {} if figures.live else {"as_of": figures.taken_at.isoformat(timespec="seconds") + "Z",
+                                     "age_minutes": figures.age_minutes()}
     if as_json:
-        echo_json({**counts, "sources": sources})
+        echo_json({**counts, "sources": sources, **as_of})
         return
     click.echo(render_table(("WHAT", "COUNT"), [(LABELS[key], counts[key]) for key in KEYS]))
+    if as_of:
+        click.echo(f"counted {as_of['age_minutes']} min ago ({as_of['as_of']}); --fresh counts now")
     if sources:
         click.echo()
         click.echo(render_table([c.upper() for c in SOURCE_COLUMNS], [[r[c] for c in SOURCE_COLUMNS] for r in sources]))

@@ -6,8 +6,9 @@ from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.models.processed_update import ProcessedUpdate
 from app.models.pump_run import CronWatch, PumpRun
 from app.models.setting import Setting
+from app.models.stats_snapshot import StatsSnapshot
 from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
 
 __all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "CronWatch", "ProcessedUpdate",
-           "PumpRun", "Setting", "TelegramBudget", "TelegramChatPace", "User"]
+           "PumpRun", "Setting", "StatsSnapshot", "TelegramBudget", "TelegramChatPace", "User"]

@@ -20,10 +20,13 @@ class User(db.Model):
     __table_args__ = (
         # The audience queries filter on exactly these columns, in id order.
         Index("ix_users_audience", "is_blocked", "opted_out_at", "main_channel_status", "id"),
-        # Per-source stats and the source filter read a range of this index.
-        Index("ix_users_source", "start_source", "started_at"),
-        # "Active within N days" counts read a range of this index, not the table.
-        Index("ix_users_last_seen", "is_blocked", "last_seen_at"),
+        # Per-source stats and a source filter (with any other filter) read a range of this index alone.
+        Index("ix_users_sources", "start_source", "started_at", "is_blocked", "opted_out_at", "last_seen_at",
+              "main_channel_status", "language_code"),
+        # The pre-send count of any filter reads this index alone: the subscribed (a range of it when
+        # "active within N days"), every other filter column checked in the index, no row lookups.
+        Index("ix_users_presend", "is_blocked", "opted_out_at", "last_seen_at", "started_at",
+              "main_channel_status", "language_code", "start_source"),
         MYSQL_TABLE_ARGS,
     )
 

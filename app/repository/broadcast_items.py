@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from sqlalchemy import String, and_, case, delete, func, insert, literal, not_, or_, select, update
+from sqlalchemy import String, and_, case, delete, false, func, insert, literal, not_, or_, select, update
 from sqlalchemy.orm import aliased
 
 from app.clock import utcnow
@@ -40,7 +40,8 @@ def audience_filter(audience: Audience | str, now: datetime | None = None) -> li
     """
     aud = Audience.of(audience)
     # Opted-out users are no audience's members: every count and every job leaves them out alike.
-    clause = [User.is_blocked.is_(False), User.opted_out_at.is_(None)]
+    # "= false", not "IS FALSE": MariaDB reads an index range only for the former (is_blocked is NOT NULL).
+    clause = [User.is_blocked == false(), User.opted_out_at.is_(None)]
     if aud.base == "members":
         clause.append(User.main_channel_status == CHANNEL_MEMBER)
     elif aud.base == "non_members":

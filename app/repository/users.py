@@ -99,7 +99,7 @@ def _count_if(condition):
 
 def source_counts(week: datetime, month: datetime, limit: int) -> list[dict]:
     """Count users per first source (the largest first): all, joined since week / month, still subscribed."""
-    users = func.count(User.id)
+    users = func.count()
     rows = db.session.execute(
         select(User.start_source, users.label("users"),
                _count_if(User.started_at >= week).label("joined_7d"),
@@ -116,13 +116,13 @@ def top_sources(limit: int) -> list[str]:
     """Return the first sources with the most users, the largest first."""
     return list(db.session.execute(
         select(User.start_source).where(User.start_source.is_not(None)).group_by(User.start_source)
-        .order_by(func.count(User.id).desc(), User.start_source).limit(limit)).scalars())
+        .order_by(func.count().desc(), User.start_source).limit(limit)).scalars())
 
 
 def population_counts(active_7d: datetime, active_30d: datetime, today: datetime, week: datetime) -> dict[str, int]:
     """Count users, the active, blocked, opted out, channel members and newcomers in one scan."""
     row = db.session.execute(select(
-        func.count(User.id).label("users"),
+        func.count().label("users"),
         _count_if(User.last_seen_at >= active_7d).label("active_7d"),
         _count_if(User.last_seen_at >= active_30d).label("active_30d"),
         _count_if(User.is_blocked.is_(True)).label("blocked"),

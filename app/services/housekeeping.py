@@ -6,7 +6,7 @@ import logging
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.services import albums
+from app.services import albums, stats
 from app.services.broadcast import jobs
 from app.services.updates import purge_processed_updates
 
@@ -29,7 +29,7 @@ def _safely(name: str, step):
 
 
 def run(settings: dict) -> dict:
-    """Purge old update ids and album rows, discard dead populations, purge old ledgers if configured."""
+    """Purge old update ids and album rows, discard dead populations, purge old ledgers if configured, recount stats."""
     report = {"purged_updates": _safely("purging processed updates", lambda: purge_processed_updates(
         settings["processed_updates_keep_days"], max_rows=UPDATES_PER_TICK))}
     _safely("forgetting old album rows", lambda: _commit(albums.forget_all_old(ALBUM_ROWS_PER_TICK)))
@@ -39,6 +39,8 @@ def run(settings: dict) -> dict:
         result = _safely("purging old broadcast items", lambda: jobs.purge_items(keep_days,
                                                                                    max_items=ITEMS_PER_TICK))
         report["purged_items"] = result["items"] if result else None
+    # Last: at a million users the recount is a few seconds of reading, once every SNAPSHOT_EVERY.
+    _safely("recounting the stats snapshot", stats.refresh_if_due)
     return report
 
 

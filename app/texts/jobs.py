@@ -66,6 +66,9 @@ TEXTS: dict[str, dict[str, str]] = {
               "🆕 New today: {new_today}\n🆕 New this week: {new_week}\n"
               "(“today” starts at 00:00 UTC, “this week” is the last 7 days){clicks}",
     },
+    # /stats of a large bot: the figures are cron's snapshot, not this moment's count.
+    "stats_as_of": {"fa": "\n🕒 شمارش {minutes} دقیقه پیش ({at} UTC)؛ cron هر {every} دقیقه دوباره می‌شمارد",
+                    "en": "\n🕒 Counted {minutes} min ago ({at} UTC); cron recounts every {every} minutes"},
     "stats_sources": {"fa": "🔗 منبع‌ها (نخستین /start با لینک؛ پرشمارترها):",
                       "en": "🔗 Sources (the first /start link; the largest):"},
     "stats_source_line": {
