@@ -19,6 +19,7 @@ from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.bot.drafts import MEDIA_KINDS
+from app.bot.text_refusal import refuse_text
 from app.models.broadcast import KIND_EDIT, KIND_UNSEND, BroadcastJob
 from app.services import admins, audit
 from app.services.broadcast import actions, greeting, jobs, runner, text_rules, variants
@@ -110,7 +111,7 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
     try:
         text = text_rules.check(text, actions.edit_limit(source))
     except text_rules.TextRefused as exc:
-        _refuse_text(ctx, exc)
+        refuse_text(ctx, exc, "edit_need_text")
         return
     _preview(ctx, source, text)
     if VARIANT in draft:
@@ -179,15 +180,6 @@ def _preview(ctx: BotContext, source: BroadcastJob, text: str) -> None:
                     reply_markup=url_button(source.button_text, source.button_url))
 
 
-def _refuse_text(ctx: BotContext, exc: text_rules.TextRefused) -> None:
-    """Tell the admin why Telegram would refuse the new text, with the numbers the service used."""
-    if exc.reason == text_rules.TOO_LONG:
-        ctx.reply("edit_too_long", length=exc.length, limit=exc.limit)
-    elif exc.reason == text_rules.BAD_HTML:
-        ctx.reply("edit_bad_html", problem=exc.problem)
-    else:
-        ctx.reply("edit_need_text")
-
 
 def _ask(ctx: BotContext, step: str, draft: dict, key: str, yes_key: str, **values) -> None:
     """Put the admin on a step with a fresh token and ask its question with yes / abort buttons."""
@@ -218,7 +210,7 @@ def _create(ctx: BotContext, kind: str, draft: dict) -> None:
         ctx.end_transaction()
         log.info("admin %s: %s of job %s refused: %s", ctx.user_id, kind, job_id, exc)
         if isinstance(exc, text_rules.TextRefused):
-            _refuse_text(ctx, exc)
+            refuse_text(ctx, exc, "edit_need_text")
         else:
             ctx.reply("edit_need_text")
         return

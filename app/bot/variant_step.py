@@ -15,6 +15,7 @@ from dataclasses import replace
 from app.bot import drafts, keyboards
 from app.bot.buttons import button
 from app.bot.context import BotContext
+from app.bot.text_refusal import refuse_text
 from app.bot.wizard_state import DRAFT_ID, STEP_BUTTON, current_wizard_draft
 from app.models.broadcast import CONTENT_COPY, CONTENT_TEXT
 from app.services import admins
@@ -65,15 +66,6 @@ def target_type(draft: Draft) -> str:
     return content.get("type")
 
 
-def refuse_text(ctx: BotContext, exc: text_rules.TextRefused) -> None:
-    """Tell the admin why Telegram would refuse the version's text, with the numbers the engine uses."""
-    if exc.reason == text_rules.TOO_LONG:
-        ctx.reply("edit_too_long", length=exc.length, limit=exc.limit)
-    elif exc.reason == text_rules.BAD_HTML:
-        ctx.reply("edit_bad_html", problem=exc.problem)
-    else:
-        ctx.reply("var_need_text")
-
 
 def on_code(ctx: BotContext, draft: Draft) -> None:
     """Take another language's code, or say what a code looks like."""
@@ -106,7 +98,7 @@ def on_text(ctx: BotContext, state: dict) -> None:
     try:
         text_rules.check(text, variants.limit_for(kind))
     except text_rules.TextRefused as exc:
-        refuse_text(ctx, exc)
+        refuse_text(ctx, exc, "var_need_text")
         return
     content = draft.content
     if kind == CONTENT_TEXT and content.get("type") == CONTENT_COPY:
