@@ -89,3 +89,35 @@ def test_user_row_admin_flag_grants_rights(client, simulator, app):
     create_user(8002, is_admin=True)
     send(client, simulator, "/broadcast", user_id=8002)
     assert texts_to(simulator, 8002) == [t("wiz_send_message")]
+
+
+# A well-formed argument of each kind a button carries (app.bot.callback_data._ARGS).
+SAMPLE_ARGS = {"audience": "all", "setting": "broadcast_batch_size", "option": "silent", "preset": "hour",
+               "source": "ads", "variant": "en", "edit_variant": "default"}
+# Pressed by any user, under copies and /stop's answer (tests/bot/test_optout.py).
+EVERYONE = {"u.stop", "u.sub"}
+
+
+def test_every_declared_admin_button_is_refused_to_a_non_admin(client, simulator, running_job):
+    """Each button in the registry, well formed, pressed by a non-admin: refused, nothing changes."""
+    from app.bot.callback_data import SPEC, build, new_token, parse
+
+    parse("j.list")  # loads every handler module, so SPEC holds every button
+    create_user(INTRUDER)
+    before = snapshot()
+    pressed = []
+    for prefix, (action, kind, bound) in sorted(SPEC.items()):
+        if prefix in EVERYONE:
+            continue
+        arg = None if kind is None else running_job if kind == "id" else SAMPLE_ARGS[kind]
+        pressed.append(build(action, arg, new_token() if bound else None))
+    for data in pressed:
+        tap(client, simulator, data, user_id=INTRUDER, message_id=1)
+    answers = simulator.callback_answers()
+    assert [(a["text"], a["show_alert"]) for a in answers] == [(t("not_admin"), True)] * len(pressed), pressed
+    assert len(pressed) == len(SPEC) - len(EVERYONE)
+    assert snapshot() == before
+    assert audit.entries() == []
+    assert admin_state(INTRUDER) is None
+    assert simulator.deliveries("copyMessage") == []
+    assert texts_to(simulator, ADMIN_ID) == []
