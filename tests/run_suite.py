@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 NO_TESTS = 5  # pytest's exit code when a selection holds no test
 SETTLE_SECONDS = 5.0
@@ -34,6 +35,8 @@ def main(args: list[str]) -> int:
         cache = env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="upk-pycache-")
     codes = []
     try:
+        if parallel and not any(os.path.exists(arg.split("::")[0]) for arg in args):
+            warm_up(env)
         for name, extra in phases:
             if name == "serial":
                 # The load-sensitive tests start on a quiet machine: the parallel phase's files written
@@ -49,6 +52,21 @@ def main(args: list[str]) -> int:
     if all(code == NO_TESTS for code in codes):
         return NO_TESTS
     return max((code for code in codes if code != NO_TESTS), default=0)
+
+
+def warm_up(env: dict) -> None:
+    """Compile every test module (pytest's assertion rewriting) once, in two processes, before the workers start.
+
+    Otherwise each of the parallel phase's workers rewrites and compiles all of them at the same moment
+    (about 13 s of CPU each on this 2-core machine, against 4 s with the compiled modules cached).
+    """
+    files = sorted(str(path) for path in Path(__file__).resolve().parent.rglob("test_*.py"))
+    halves = [files[0::2], files[1::2]]
+    quiet = ["-q", "--collect-only", "-p", "no:cacheprovider"]
+    children = [subprocess.Popen([sys.executable, "-m", "pytest", *quiet, *half], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for half in halves if half]
+    for child in children:
+        child.wait()
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -12,6 +11,7 @@ from app.services.broadcast import outcomes
 from app.services.broadcast.drain import pump
 from app.services.broadcast.pump import Pump
 from app.services.telegram_factory import get_client, new_outbox
+from tests import forkserver
 from tests.broadcast.helpers import (
     BASE_ID,
     assert_consistent,
@@ -60,7 +60,7 @@ def test_a_stalled_pump_is_fenced_off_after_its_lease_expires(app, simulator):
 def start_child(job_id: int, simulator) -> subprocess.Popen:
     """Start a pump process on the job."""
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.Popen([sys.executable, "-m", "tests.broadcast.pump_child", str(job_id), simulator.base_url, "30"],
+    return forkserver.start(["pump_child", str(job_id), simulator.base_url, "30"], module="tests.broadcast.pump_child",
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
 

@@ -1,4 +1,4 @@
-"""Run `flask --app wsgi ...` as a real process bound to the test database and simulator."""
+"""Run `flask --app wsgi ...` as a real process bound to the test database and simulator (see tests/forkserver.py)."""
 from __future__ import annotations
 
 import os
@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import forkserver
 from tests.conftest import PUMP_TOKEN, TOKEN, WEBHOOK_SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,11 +22,11 @@ def flask_env(database_url: str, simulator) -> dict:
 
 def run_flask(database_url: str, simulator, *args: str) -> subprocess.CompletedProcess:
     """Run one CLI command to completion."""
-    return subprocess.run([FLASK, "--app", "wsgi", *args], cwd=ROOT, env=flask_env(database_url, simulator),
-                          capture_output=True, text=True, timeout=60)
+    return forkserver.run([FLASK, "--app", "wsgi", *args], cwd=ROOT, env=flask_env(database_url, simulator),
+                          timeout=60)
 
 
-def start_flask(database_url: str, simulator, *args: str) -> subprocess.Popen:
+def start_flask(database_url: str, simulator, *args: str) -> forkserver.Child | subprocess.Popen:
     """Start one CLI command in the background."""
-    return subprocess.Popen([FLASK, "--app", "wsgi", *args], cwd=ROOT, env=flask_env(database_url, simulator),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return forkserver.start([FLASK, "--app", "wsgi", *args], cwd=ROOT, env=flask_env(database_url, simulator),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 from sqlalchemy.engine import make_url
 
+from tests import forkserver
 from tests.cli.proc import FLASK, ROOT, flask_env, run_flask
 from tests.dbutil import base_test_url, create_fresh_mysql_database, drop_mysql_database, is_mysql
 
@@ -36,8 +37,8 @@ def assert_one_clear_line(result, *expected: str, secrets: tuple[str, ...] = (PA
 
 def with_env(database_url, simulator, *args, **env) -> subprocess.CompletedProcess:
     """Run one command with some variables replaced (an empty value is an unset secret)."""
-    return subprocess.run([FLASK, "--app", "wsgi", *args], cwd=ROOT, env={**flask_env(database_url, simulator), **env},
-                          capture_output=True, text=True, timeout=60)
+    return forkserver.run([FLASK, "--app", "wsgi", *args], cwd=ROOT, env={**flask_env(database_url, simulator), **env},
+                          timeout=60)
 
 
 @pytest.mark.parametrize("variable", ["TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET", "PUMP_TOKEN"])

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -12,8 +12,9 @@ from collections import Counter
 import requests
 
 from app.simulator.api import PRODUCING
+from tests import forkserver
 from tests.conftest import PUMP_TOKEN
-from tests.reliability.helpers import BIN, ROOT, bot_priority
+from tests.reliability.helpers import BIN, BOT_NICENESS, ROOT
 
 # New users' ids: below the broadcast recipients (BASE_ID and up), so the two never mix.
 NEW_USER_BASE = 4_000_000_000
@@ -32,9 +33,9 @@ class StartBurst:
     def run(self) -> None:
         """Run the child and collect its timings (blocks until every /start is answered)."""
         try:
-            done = subprocess.run([sys.executable, "-m", "tests.reliability.start_burst_child", self.base,
-                                   str(self.user_ids[0]), str(len(self.user_ids)), str(self.threads)],
-                                  cwd=ROOT, capture_output=True, text=True, timeout=300)
+            done = forkserver.run(["start_burst_child", self.base, str(self.user_ids[0]), str(len(self.user_ids)),
+                                   str(self.threads)], module="tests.reliability.start_burst_child", cwd=ROOT,
+                                  env=dict(os.environ), timeout=300)
             if done.returncode != 0:
                 self.errors.append(done.stderr[-2000:])
                 return
@@ -130,9 +131,9 @@ class CliPumper:
         try:
             while not self.finished.is_set() and time.monotonic() < self.deadline:
                 with open(self.log_path, "ab") as log:
-                    self.proc = subprocess.Popen([str(BIN / "flask"), "--app", "wsgi", "broadcast", "pump",
+                    self.proc = forkserver.start([str(BIN / "flask"), "--app", "wsgi", "broadcast", "pump",
                                                   "--seconds", str(self.seconds)], cwd=ROOT, env=self.env,
-                                                 stdout=subprocess.PIPE, stderr=log, preexec_fn=bot_priority)
+                                                 stdout=subprocess.PIPE, stderr=log, nice=BOT_NICENESS)
                 out, _ = self.proc.communicate(timeout=self.seconds + 90)
                 self.exit_codes[self.proc.returncode] += 1
                 if self.proc.returncode == 0 and note_report(json.loads(out), self.stops):

@@ -18,6 +18,7 @@ from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.models.broadcast import COMPLETED, PENDING, SENDING, SENT, UNKNOWN
 from app.services.settings import load_settings, set_setting
+from tests import forkserver
 from tests.broadcast.helpers import BASE_ID, assert_consistent, reload
 from tests.conftest import ADMIN_ID, PUMP_TOKEN, TOKEN, WEBHOOK_SECRET
 
@@ -41,15 +42,10 @@ def process_env(database_url: str, simulator) -> dict:
 BOT_NICENESS = 5
 
 
-def bot_priority() -> None:
-    """Lower this (child) process's CPU priority below the simulator's (preexec_fn of bot processes)."""
-    os.nice(BOT_NICENESS)
-
-
-def spawn_flask(args: list[str], env: dict, log_path: Path) -> subprocess.Popen:
+def spawn_flask(args: list[str], env: dict, log_path: Path) -> forkserver.Child | subprocess.Popen:
     """Start `flask --app wsgi ARGS` with stdout and stderr in log_path."""
     with open(log_path, "ab") as log:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen([str(BIN / "flask"), "--app", "wsgi", *args], cwd=ROOT, env=env,
+        return forkserver.start([str(BIN / "flask"), "--app", "wsgi", *args], cwd=ROOT, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)
 
 
@@ -65,10 +61,10 @@ def start_gunicorn(env: dict, log_path: Path, workers: int = 2, *, host: str = "
     """Serve app with gunicorn (sync workers) on a loopback host; return the process and its base URL."""
     port = free_port(host)
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen([str(BIN / "gunicorn"), "--workers", str(workers), "--worker-class", "sync",
+        proc = forkserver.start([str(BIN / "gunicorn"), "--workers", str(workers), "--worker-class", "sync",
                                  "--bind", f"{host}:{port}", "--timeout", "60", "--graceful-timeout", "5",
-                                 app], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                preexec_fn=bot_priority)
+                                 app], module="gunicorn", cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                nice=BOT_NICENESS)
     base = f"http://{host}:{port}"
     ready = wait_until(lambda: proc.poll() is not None or _answers(base + "/healthz"), 60, interval=0.1)
     if not ready or proc.poll() is not None:

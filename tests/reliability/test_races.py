@@ -7,7 +7,6 @@ second near twice the configured rate. Exactly one pump may send at a time.
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -16,6 +15,7 @@ import pytest
 import requests
 
 from app.models.broadcast import COMPLETED, SENT
+from tests import forkserver
 from tests.broadcast.helpers import create_text_job, create_users, reload
 from tests.conftest import PUMP_TOKEN
 from tests.reliability.helpers import (
@@ -98,8 +98,8 @@ def cli_pumper(job_id: int, env: dict, race: Race, log_path) -> None:
     """Run `flask broadcast pump --job ID --seconds 3` again and again until the job is over."""
     while race.going():
         with open(log_path, "ab") as log:
-            done = subprocess.run([str(BIN / "flask"), "--app", "wsgi", "broadcast", "pump", "--job", str(job_id),
-                                   "--seconds", "3"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log,
+            done = forkserver.run([str(BIN / "flask"), "--app", "wsgi", "broadcast", "pump", "--job", str(job_id),
+                                   "--seconds", "3"], cwd=ROOT, env=env, stderr=log,
                                   timeout=120)
         with race.lock:
             race.cli_exit_codes[done.returncode] += 1

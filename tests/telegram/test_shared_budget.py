@@ -3,18 +3,20 @@ from __future__ import annotations
 
 import bisect
 import json
+import os
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from tests import forkserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_children(jobs: list[tuple[str, dict]], timeout: float = 60) -> list[dict]:
     """Start one child process per (mode, args), all at once, and return their JSON reports."""
-    procs = [subprocess.Popen([sys.executable, "-m", "tests.telegram.budget_child", mode, json.dumps(args)],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs = [forkserver.start(["budget_child", mode, json.dumps(args)], module="tests.telegram.budget_child", cwd=ROOT,
+                              env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for mode, args in jobs]
     reports = []
     for proc in procs:
