@@ -37,7 +37,13 @@ class _Closable:
     """close() for the client: drop every pooled connection."""
 
     def close(self) -> None:
+        # clear() only forgets the pools (urllib3 2 closes none of them): each is
+        # closed too, so its kept-alive connections go now and a Transport that
+        # holds it (_host_pool) takes a fresh one from the manager.
+        pools = [self.pools[key] for key in list(self.pools.keys())]  # type: ignore[attr-defined]
         self.clear()  # type: ignore[attr-defined]
+        for pool in pools:
+            pool.close()
 
 
 class Pool(_Closable, urllib3.PoolManager):
