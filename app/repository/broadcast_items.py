@@ -10,7 +10,22 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from functools import lru_cache
 
-from sqlalchemy import DateTime, String, and_, case, delete, false, func, insert, literal, not_, or_, select, update
+from sqlalchemy import (
+    DateTime,
+    String,
+    and_,
+    bindparam,
+    case,
+    delete,
+    false,
+    func,
+    insert,
+    literal,
+    not_,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import aliased
 
 from app.clock import utcnow
@@ -32,6 +47,12 @@ from app.models.user import CHANNEL_MEMBER, User
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 TABLE = BroadcastJobItem.__tablename__
+_T = BroadcastJobItem.__table__
+# The pump's claim read (a plain send's), built once: see _run_listed for why.
+_NEXT_PENDING = (select(_T.c.id, _T.c.user_id)
+                 .where(_T.c.job_id == bindparam("job_id"), _T.c.status == bindparam("pending"),
+                        _T.c.id > bindparam("after"))
+                 .order_by(_T.c.id).limit(bindparam("n")))
 
 
 def _id_list(ids: Iterable[int]) -> str:
@@ -312,10 +333,7 @@ def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple]:
 
 def next_pending(job_id: int, after_id: int, limit: int) -> list[tuple[int, int]]:
     """Return up to limit (item id, user id) pending items after after_id, in id order."""
-    rows = db.session.execute(
-        select(I.id, I.user_id).where(I.job_id == job_id, I.status == PENDING, I.id > after_id)
-        .order_by(I.id).limit(limit)
-    )
+    rows = db.session.execute(_NEXT_PENDING, {"job_id": job_id, "pending": PENDING, "after": after_id, "n": limit})
     return [(r[0], r[1]) for r in rows]
 
 
