@@ -43,7 +43,8 @@ from bench.traces import DbClock, SendTrace, StepTimer
 
 COLUMNS = ["db", "tracking", "variants", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups",
            "in_flight_avg", "call_ms", "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "db_statements_item",
-           "budget_stmts_item", "engine_cpu_s", "sim_cpu_s", "db_cpu_s", "other_cpu_s", "wall_s"]
+           "budget_stmts_item", "engine_cpu_ms_msg", "cpu_ms_pump_thread", "cpu_ms_step", "cpu_ms_book", "cpu_ms_send",
+           "engine_cpu_s", "sim_cpu_s", "db_cpu_s", "other_cpu_s", "wall_s"]
 
 
 def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "off") -> tuple[dict, dict]:
@@ -51,6 +52,8 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
     from app.extensions import db
     from app.repository.telegram_budget import budget_engine
     from app.services.broadcast.drain import pump
+    from app.services.broadcast.pump import Pump
+    from app.services.broadcast.recorder import Recorder
 
     settings = engine_settings(broadcast_paid_enabled=True, broadcast_paid_rate_per_second=args.rate,
                                broadcast_paid_concurrency=args.concurrency)
@@ -70,6 +73,10 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
                 spies.append((name, path, profiling.PySpy(pid, path).__enter__()))
         clock.reset()
         trace, steps = SendTrace(), StepTimer()
+        # Where the engine's CPU goes, by thread CPU time: the pump's thread (its Recorder
+        # steps and slot bookings among it) and the send threads' Pump.send.
+        split = profiling.ThreadCpu(pump_thread=(Pump, "run"), step=(Recorder, "step"), book=(Pump, "take_slots"),
+                                    send=(Pump, "send")).__enter__()
         meter.start()
         started = time.monotonic()
         processed, stops = 0, []
@@ -81,6 +88,7 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
                 break
         wall = time.monotonic() - started
         cpu = meter.stop()
+        split.__exit__(None, None, None)
         cycle = trace.close(wall)
         steps.close()
         for name, path, spy in spies:
@@ -102,7 +110,8 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
                "budget_stmts_item": round(budget.total / max(processed, 1), 3),
                "budget_by_kind_item": budget.per(processed),
                "steps": steps.calls, "step_ms": round(1000 * steps.seconds / max(steps.calls, 1), 2),
-               "items_per_step": round(processed / max(steps.calls, 1), 1), **cpu}
+               "items_per_step": round(processed / max(steps.calls, 1), 1), **cpu, **split.per(processed),
+               "engine_cpu_ms_msg": round(1000 * cpu["engine_cpu_s"] / max(processed, 1), 3)}
         row["wall_s"] = round(wall, 1)
         return row, profiles
 

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 CLK = os.sysconf("SC_CLK_TCK")
@@ -95,6 +96,47 @@ class CpuMeter:
         out["other_cpu_s"] = round(max(machine - used, 0.0), 2)
         out["cores_busy"] = round(machine / wall, 2) if wall else 0.0
         return out
+
+
+class ThreadCpu:
+    """CPU seconds (time.thread_time) spent inside chosen methods, summed over every thread that ran them.
+
+    ``spots`` maps a name to (class, method name); while entered, each such
+    method is wrapped (about a microsecond per call) and restored on exit.
+    """
+
+    def __init__(self, **spots):
+        self.spots = spots
+        self.seconds = dict.fromkeys(spots, 0.0)
+        self._lock = threading.Lock()
+        self._saved = []
+
+    def __enter__(self) -> ThreadCpu:
+        for name, (owner, attr) in self.spots.items():
+            original = getattr(owner, attr)
+            self._saved.append((owner, attr, original))
+            setattr(owner, attr, self._wrap(name, original))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for owner, attr, original in reversed(self._saved):
+            setattr(owner, attr, original)
+        self._saved = []
+
+    def _wrap(self, name: str, original):
+        def timed(*args, **kwargs):
+            started = time.thread_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                used = time.thread_time() - started
+                with self._lock:
+                    self.seconds[name] += used
+        return timed
+
+    def per(self, n: int, prefix: str = "cpu_ms_") -> dict:
+        """Return each spot's milliseconds of CPU per one of n (messages)."""
+        return {f"{prefix}{name}": round(1000 * s / max(n, 1), 3) for name, s in self.seconds.items()}
 
 
 class PySpy:

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import certifi
 import urllib3
 from urllib3.exceptions import HTTPError
-from urllib3.util import Timeout, make_headers
+from urllib3.util import Retry, Timeout, make_headers, parse_url
 from urllib3.util.wait import wait_for_read
 
 from app.telegram import multipart
@@ -29,13 +29,21 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 _FAILURES = (HTTPError, OSError, http.client.HTTPException)
 # Per-host pools the manager keeps: the client talks to one host (the Bot API).
 HOST_POOLS = 4
+# What retries=False, redirect=False becomes inside urllib3, made once: it builds one per request otherwise.
+NO_RETRIES = Retry(total=False, redirect=False)
 
 
 class _Closable:
     """close() for the client: drop every pooled connection."""
 
     def close(self) -> None:
+        # clear() only forgets the pools (urllib3 2 closes none of them): each is
+        # closed too, so its kept-alive connections go now and a Transport that
+        # holds it (_host_pool) takes a fresh one from the manager.
+        pools = [self.pools[key] for key in list(self.pools.keys())]  # type: ignore[attr-defined]
         self.clear()  # type: ignore[attr-defined]
+        for pool in pools:
+            pool.close()
 
 
 class Pool(_Closable, urllib3.PoolManager):
@@ -97,6 +105,10 @@ class Transport:
         self._bad_url = urlsplit(base_url).scheme not in ("http", "https")
         self._connect, self._read = timeout
         self._timeout = Timeout(connect=self._connect, read=self._read)
+        # Direct connections go straight to the API host's pool (see _host_pool); a proxy's go through its manager.
+        self._direct = isinstance(session, Pool) and not self._bad_url
+        self._path = parse_url(self._prefix).request_uri if self._direct else ""
+        self._host = None
 
     def post(self, method: str, payload: dict[str, Any], *,
              timeout_cap: float | None = None) -> Any:
@@ -129,9 +141,16 @@ class Transport:
         """POST one body and map the answer; failures never carry the URL (it holds the token)."""
         error: TelegramError | None = None
         try:
-            response = self._pool.urlopen("POST", self._prefix + method, body=body, headers=headers,
-                                          timeout=self._timeout_for(timeout_cap), retries=False,
-                                          redirect=False, preload_content=True)
+            if self._direct:
+                # What PoolManager.urlopen does for this one host, without parsing
+                # the URL and looking its pool up again on every request.
+                response = self._host_pool().urlopen("POST", self._path + method, body=body, headers=headers,
+                                                     timeout=self._timeout_for(timeout_cap), retries=NO_RETRIES,
+                                                     redirect=False, assert_same_host=False, preload_content=True)
+            else:
+                response = self._pool.urlopen("POST", self._prefix + method, body=body, headers=headers,
+                                              timeout=self._timeout_for(timeout_cap), retries=NO_RETRIES,
+                                              redirect=False, preload_content=True)
         except _FAILURES as exc:
             # urllib3's exceptions may quote the URL, token included: build our
             # own error from the exception's type only and raise it outside this
@@ -140,6 +159,13 @@ class Transport:
         if error is not None:
             raise error
         return self._parse(method, response.status, response.data)
+
+    def _host_pool(self) -> urllib3.HTTPConnectionPool:
+        """Return the API host's connection pool, asking the manager again once it closed it (client.close())."""
+        pool = self._host
+        if pool is None or pool.pool is None:
+            pool = self._host = self._pool.connection_from_url(self._prefix)
+        return pool
 
     def warm(self, n: int) -> int:
         """Open up to ``n`` keep-alive connections to the API now, side by side; return how many are open.

@@ -50,12 +50,14 @@ class Recorder:
 
     def __init__(self) -> None:
         self.seen: list[tuple[dict, bytes]] = []
+        self.paths: list[str] = []
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server naming
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 recorder.seen.append((dict(self.headers), body))
+                recorder.paths.append(self.path)
                 write_json(self, 200, b'{"ok":true,"result":{"message_id":1,"chat":{"id":1},"date":0}}')
 
             def log_message(self, *args) -> None:
@@ -87,6 +89,22 @@ def _cpu_per_call(send, calls: int) -> float:
     for i in range(calls):
         send(i)
     return (time.thread_time() - started) / calls
+
+
+def test_a_closed_client_sends_again_at_its_base_urls_own_path(clean_env):
+    """Requests go straight to the host's pool: one the client closed is opened again, the base URL's path kept."""
+    recorder = Recorder()
+    try:
+        client = TelegramClient(TOKEN, recorder.base_url + "/api/")
+        client.send_message(5, "one")
+        client.close()
+        client.send_message(5, "two")
+        client.close()
+    finally:
+        recorder.server.shutdown()
+        recorder.server.server_close()
+    assert [json.loads(body)["text"] for _, body in recorder.seen] == ["one", "two"]
+    assert recorder.paths == [f"/api/bot{TOKEN}/sendMessage"] * 2
 
 
 def test_a_call_costs_well_under_a_bare_requests_post(simulator, clean_env):
