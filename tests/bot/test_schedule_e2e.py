@@ -1,12 +1,14 @@
 """Scheduling end to end over HTTP, judged by arrival times: nothing before its time, everything soon after.
 
 The simulator POSTs updates to the served webhook, cron calls the pump. The missed schedule's
-question and buttons (judged by counts) are in test_schedule_missed_e2e.py (run in parallel).
+question and buttons (judged by counts) are in test_schedule_missed_e2e.py. Both run in the
+parallel phase: "before its time" cannot be caused by load, and "soon after" allows 15 s.
 """
 import time
 from datetime import timedelta, timezone
 
 import jdatetime
+import pytest
 
 from app.services.broadcast.send_time import describe, to_persian_digits, to_tehran
 from app.texts import t
@@ -16,6 +18,7 @@ from tests.conftest import ADMIN_ID
 from tests.factories import create_users
 
 
+@pytest.mark.slow  # 10 s of waiting: handed out first in the parallel phase
 def test_a_job_scheduled_10_s_ahead_sends_nothing_before_its_time_and_everything_after(served, simulator):
     sim = simulator
     create_users(USERS)
