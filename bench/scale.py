@@ -5,8 +5,8 @@ file), dropped afterwards:
 
 1. seeds N users straight into `users` (multi-row INSERTs; languages, sources,
    start and last-seen dates varied so every filter selects a part);
-2. population: `create_job` to everyone (chunks of 20,000 users, each its own
-   transaction) — and, when --webhook, at the same time a burst of block /
+2. population: `create_job` to everyone (chunks of 20,000 users on SQLite,
+   100,000 on MariaDB, each its own transaction) — and, when --webhook, at the same time a burst of block /
    unblock / `/start` updates of users in that audience from --threads client
    threads through `gunicorn -w 4 wsgi:app` (against the simulated Bot API):
    p50 / p95 / max of the updates answered during the population; also the
@@ -28,6 +28,7 @@ file), dropped afterwards:
     .venv/bin/python -m bench.scale --db mariadb --sizes 10000 100000 1000000
     .venv/bin/python -m bench.scale --db sqlite --sizes 10000 --no-webhook
     .venv/bin/python -m bench.scale --db both --sizes 10000 100000 1000000 --reads-only   # 1, 2 (no burst), 3
+    .venv/bin/python -m bench.scale --db mariadb --sizes 100000 1000000 --population-only  # 1, 2
 """
 from __future__ import annotations
 
@@ -375,7 +376,8 @@ def purge_under_load(app, job_id: int) -> dict:
             "loop_batches_during": len(during_ms)}
 
 
-def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str, reads_only: bool = False) -> dict:
+def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str, reads_only: bool = False,
+        population_only: bool = False) -> dict:
     row: dict = {"db": kind, "users": users}
     with fresh_database(kind) as url:
         migrate(url)
@@ -388,6 +390,8 @@ def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str, reads_
                 return row
             row["single_stmt_s"] = round(single_statement(users), 2)
             row.update(populate_with_burst(url, kind, users, webhook, threads, sim_url))
+            if population_only:  # 1 and 2: the population (with the burst) and the single statement
+                return row
             row["mb_items"] = table_mb(kind)
             row.update(admin_reads(row["job_id"]))
             row["pump_ms_item"] = round(pump_cost(row["job_id"]), 3)
@@ -405,13 +409,16 @@ def main(argv=None) -> int:
     parser.add_argument("--no-webhook", dest="webhook", action="store_false", help="populate without the burst")
     parser.add_argument("--reads-only", action="store_true",
                         help="seed, populate without the burst and time the admin reads; skip the rest")
+    parser.add_argument("--population-only", action="store_true",
+                        help="seed, time the single statement and the population (with the burst); skip 3-6")
     args = parser.parse_args(argv)
     rows = []
     load = os.getloadavg()
     with Simulator() as sim:
         for kind in db_kinds(args.db):
             for users in args.sizes:
-                rows.append(run(kind, users, args.webhook, args.threads, sim.base_url, args.reads_only))
+                rows.append(run(kind, users, args.webhook, args.threads, sim.base_url, args.reads_only,
+                                args.population_only))
                 rows[-1]["load_1m"] = round(os.getloadavg()[0], 2)
                 print_table(rows[-1:], COLUMNS)
     print_table(rows, COLUMNS, title=f"Scale: {args.sizes} users (load average at start {load[0]:.2f})")

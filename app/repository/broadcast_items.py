@@ -147,12 +147,14 @@ def count_by_variant(audience: Audience | str, codes: Iterable[str], now: dateti
 
 
 def populate(job_id: int, audience: Audience | str, now: datetime | None = None, variants: Iterable[str] = (),
-             after: int | None = None, upto: int | None = None) -> int:
+             after: int | None = None, upto: int | None = None, count: bool = True) -> int:
     """Insert one pending item per audience member (user id in (after, upto] when given) by INSERT ... SELECT.
 
     Each item gets its recipient's language variant among `variants` (NULL:
     the default). Safe to run twice: UNIQUE(job_id, user_id) plus INSERT
-    IGNORE / OR IGNORE drop the second copy. Returns the job's item count afterwards.
+    IGNORE / OR IGNORE drop the second copy. Returns the job's item count
+    afterwards, or with count=False the rows this call inserted (a chunk:
+    counting the job after each of 50 chunks cost 4 s of a million users).
     """
     where = audience_filter(audience, now)
     if after is not None:
@@ -166,8 +168,8 @@ def populate(job_id: int, audience: Audience | str, now: datetime | None = None,
         .prefix_with("IGNORE", dialect="mariadb")
         .prefix_with("OR IGNORE", dialect="sqlite")
     )
-    db.session.execute(stmt)
-    return count_items(job_id)
+    inserted = db.session.execute(stmt).rowcount
+    return count_items(job_id) if count else inserted
 
 
 def count_items(job_id: int) -> int:

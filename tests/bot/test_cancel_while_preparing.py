@@ -25,6 +25,7 @@ FAST = engine_settings(broadcast_rate_per_second=28)
 def cancel_between_chunks(monkeypatch):
     """Population in chunks of CHUNK; after the first chunk an admin cancels the draft (as `broadcast cancel` does)."""
     monkeypatch.setattr(jobs, "POPULATE_CHUNK", CHUNK)
+    monkeypatch.setattr(jobs, "POPULATE_CHUNK_MYSQL", CHUNK)
     cancelled = []
     real = jobs.items.populate
 

@@ -17,8 +17,9 @@ CHUNK = 1_000  # 20 chunks (a million users make 50 chunks of 20,000)
 
 @pytest.fixture
 def small_chunks(monkeypatch):
-    """Population in chunks of CHUNK users (the production chunk at 1/50 of the size)."""
+    """Population in chunks of CHUNK users on either database (SQLite's production chunk at 1/20 of the size)."""
     monkeypatch.setattr(jobs, "POPULATE_CHUNK", CHUNK)
+    monkeypatch.setattr(jobs, "POPULATE_CHUNK_MYSQL", CHUNK)
 
 
 def _populate_in_thread(app, done: dict) -> threading.Thread:
@@ -125,6 +126,7 @@ def test_chunks_apply_the_audience_and_count_each_user_once(app, monkeypatch, au
     from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER
 
     monkeypatch.setattr(jobs, "POPULATE_CHUNK", 2)  # 7 chunks over 14 users, a chunk boundary inside each group
+    monkeypatch.setattr(jobs, "POPULATE_CHUNK_MYSQL", 2)
     create_users(3, start=BASE_ID, status=CHANNEL_MEMBER)
     create_users(4, start=BASE_ID + 100, status=CHANNEL_NOT_MEMBER)
     create_users(2, start=BASE_ID + 200)

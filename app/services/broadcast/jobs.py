@@ -29,11 +29,17 @@ log = logging.getLogger(__name__)
 ALBUM_MAX_PARTS = 10  # a Telegram album (media group) has at most 10 parts
 # Purge never removes items younger than this: unsend and retry need them.
 PURGE_FLOOR = timedelta(hours=48)
-# Population and deletion work in chunks of this many users / items, one short transaction each:
-# about 0.1-0.3 s per chunk on MariaDB, so the webhook's writes are never held up for long.
+# Population and deletion work in chunks of this many users / items, one short transaction each.
+# SQLite: 20,000 users hold its one write lock some 25-100 ms, so the webhook's writes go between.
 POPULATE_CHUNK = 20_000
+# MySQL: the population takes no lock the webhook waits for (see _let_writers_in), so a chunk only
+# bounds one transaction's undo log; 100,000 users (about 1 s) make 10 statements of a million, not 50.
+POPULATE_CHUNK_MYSQL = 100_000
 DELETE_CHUNK = 5_000
 SQLITE_CHUNK_PAUSE = 0.12  # seconds: longer than SQLite's longest busy-wait poll (100 ms)
+# SQLite's default busy handler (busy_timeout) sleeps these milliseconds in turn, then 100 ms each time.
+SQLITE_BUSY_SLEEPS_MS = (1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100)
+SQLITE_WAKE_MARGIN = 0.01  # seconds for a woken writer to be scheduled and take the lock
 # A draft older than this is a population whose process died (a million users populate in seconds).
 DRAFT_ABANDONED = timedelta(hours=1)
 
@@ -166,35 +172,55 @@ def populate_in_chunks(job_id: int, audience: Audience, now: datetime, chunk: in
     population fails, its items and the draft go; if the process dies,
     discard_abandoned_drafts() (cron) removes them.
     """
-    chunk = chunk or POPULATE_CHUNK
+    chunk = chunk or _populate_chunk()
     db.session.commit()  # the draft row on its own: each chunk's transaction stays short
     try:
         after = None
         while True:
             upto = items.user_id_after(after, chunk)
-            items.populate(job_id, audience, now, variants, after=after, upto=upto)
+            started = time.monotonic()  # SQLite's write lock is taken by the INSERT, freed by the COMMIT
+            items.populate(job_id, audience, now, variants, after=after, upto=upto, count=False)
             db.session.commit()
             if upto is None:
                 break
             after = upto
-            _let_writers_in()
-        return items.count_items(job_id)
+            _let_writers_in(time.monotonic() - started)
+        return items.count_items(job_id)  # once, exact: whatever a repeated chunk did
     except BaseException:
         db.session.rollback()
         discard_draft(job_id)
         raise
 
 
-def _let_writers_in() -> None:
+def _populate_chunk() -> int:
+    """Users per population chunk on this database."""
+    return POPULATE_CHUNK if db.engine.dialect.name == "sqlite" else POPULATE_CHUNK_MYSQL
+
+
+def _let_writers_in(held: float | None = None) -> None:
     """On SQLite, leave the write lock free a moment between chunks so the webhook's waiting writers get it.
 
-    SQLite's lock is not fair: a writer waiting on busy_timeout polls at up to
-    100 ms intervals and would keep missing a lock released and retaken at
-    once. MySQL's row locks need no pause: the population reads users as a
-    consistent read (READ COMMITTED) and writes only item rows.
+    SQLite's lock is not fair: a writer waiting on busy_timeout polls at
+    growing intervals (up to 100 ms) and would keep missing a lock released
+    and retaken at once. With held (seconds the lock was just held), the pause
+    is the poll interval of a writer that waited that long, plus a margin:
+    every writer that queued behind the chunk wakes within it. MySQL needs no
+    pause: the population reads users as a consistent read (READ COMMITTED)
+    and writes only item rows.
     """
-    if db.engine.dialect.name == "sqlite":
-        time.sleep(SQLITE_CHUNK_PAUSE)
+    if db.engine.dialect.name != "sqlite":
+        return
+    time.sleep(SQLITE_CHUNK_PAUSE if held is None else sqlite_poll_interval(held) + SQLITE_WAKE_MARGIN)
+
+
+def sqlite_poll_interval(waited: float) -> float:
+    """Seconds between the polls of a writer that has waited `waited` s on SQLite's busy handler."""
+    elapsed = 0
+    for ms in SQLITE_BUSY_SLEEPS_MS:
+        elapsed += ms
+        if elapsed > waited * 1000:
+            return ms / 1000
+    return SQLITE_BUSY_SLEEPS_MS[-1] / 1000
 
 
 def discard_draft(job_id: int, chunk: int | None = None) -> None:
