@@ -402,8 +402,8 @@ def ledger_page(job_id: int, after_id: int, last_id: int, limit: int) -> list[tu
 
 # MySQL builds each CSV line itself (csv_ledger_page): PyMySQL decodes every column of every row in pure
 # Python, 70 % of a 9-column export; one GROUP_CONCAT per page comes back as one value instead.
-# Cells are handled as bytes (CAST AS BINARY): comparisons ignore the collation (a _ci one matches a
-# full-width comma to ",") and the tables' utf8mb4 bytes are the file's UTF-8 as they are.
+# Cells are handled as bytes (CAST AS BINARY): comparisons leave the collation out (utf8mb4_unicode_ci
+# holds "，" = "," and INSTR there ignores case), and the tables' utf8mb4 bytes are the file's UTF-8.
 GROUP_CONCAT_MAX = 64 << 20
 
 
@@ -444,8 +444,9 @@ def csv_ledger_page(job_id: int, after_id: int, last_id: int, limit: int, formul
         cells.append(_csv_cell("IF(LENGTH(i.variant) > 0, i.variant, :default_variant)", codes))
     line = "CONCAT(" + ", ',', ".join(cells) + ", CHAR(13, 10))"
     db.session.execute(text("SET SESSION group_concat_max_len = :n"), {"n": GROUP_CONCAT_MAX})
-    count, last, size, lines = db.session.execute(text(
-        "SELECT COUNT(*), MAX(p.id), SUM(LENGTH(p.line)), GROUP_CONCAT(p.line ORDER BY p.id SEPARATOR '') "
+    count, whole, last, size, lines = db.session.execute(text(
+        "SELECT COUNT(*), COUNT(p.line), MAX(p.id), SUM(LENGTH(p.line)), "
+        "GROUP_CONCAT(p.line ORDER BY p.id SEPARATOR '') "
         f"FROM (SELECT i.id, {line} AS line FROM {I.__tablename__} i "
         f"LEFT OUTER JOIN {User.__tablename__} u ON u.id = i.user_id "
         "WHERE i.id > :after AND i.id <= :last AND i.job_id + 0 = :job ORDER BY i.id LIMIT :limit) p"),
@@ -453,7 +454,7 @@ def csv_ledger_page(job_id: int, after_id: int, last_id: int, limit: int, formul
          "default_variant": default_variant}).one()
     if not count:
         return None
-    if lines is None or len(lines) != size:
+    if lines is None or len(lines) != size or whole != count:  # GROUP_CONCAT would skip a NULL line
         raise PageCut(f"page after item {after_id} cut: {0 if lines is None else len(lines)} of {size} bytes")
     return count, last, bytes(lines)
 
