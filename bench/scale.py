@@ -19,7 +19,8 @@ file), dropped afterwards:
 4. the pump's database cost per item with N pending items: claim
    (`next_pending_named`), mark (`mark_sending` + COMMIT), record (`set_sent`
    + counters + COMMIT), batches of 100;
-5. export of the N-item ledger as CSV to a file: time and tracemalloc peak;
+5. export of the N-item ledger as CSV to a file: time and tracemalloc peak
+   (with --export-only on MariaDB, also the export written row by row in Python, as before MySQL wrote the lines);
 6. purge of the N-item job (finished 3 days ago) while a claim / mark / record
    loop keeps sending another job: the longest DELETE, the total time, the
    loop's slowest batch before and during, and the table's size in use before
@@ -29,6 +30,7 @@ file), dropped afterwards:
     .venv/bin/python -m bench.scale --db sqlite --sizes 10000 --no-webhook
     .venv/bin/python -m bench.scale --db both --sizes 10000 100000 1000000 --reads-only   # 1, 2 (no burst), 3
     .venv/bin/python -m bench.scale --db mariadb --sizes 100000 1000000 --population-only  # 1, 2
+    .venv/bin/python -m bench.scale --db both --sizes 10000 100000 1000000 --export-only  # 1, 2 (no burst), 5
 """
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ from bench.output import print_table, write_results
 
 COLUMNS = ["db", "users", "populate_s", "single_stmt_s", "hook_n", "hook_p50_ms", "hook_p95_ms", "hook_max_ms",
            "stats_s", "stats_live_s", "job_view_s", "status_s", "presend_max_s", "list_s", "export_s", "export_peak_mb",
+           "export_python_s",
            "pump_ms_item", "purge_s", "purge_max_stmt_s", "loop_max_before_ms", "loop_max_during_ms",
            "mb_before", "mb_items", "mb_after_purge"]
 LANGS = ("fa", "fa-IR", "en", "en-US", None, "de")
@@ -281,20 +284,38 @@ def pump_cost(job_id: int, batches: int = 20, batch: int = 100) -> float:
 
 # -- 5. export --------------------------------------------------------------------------------------
 
-def export(job_id: int) -> dict:
+def export(job_id: int, compare: bool = False) -> dict:
+    from app.extensions import db
+    from app.repository import broadcast_items as items
     from app.services.broadcast.export import export_csv
 
-    with tempfile.TemporaryDirectory() as folder:
-        started = time.perf_counter()
-        with open(os.path.join(folder, "ledger.csv"), "wb") as out:
-            rows = export_csv(job_id, out)
-        elapsed = time.perf_counter() - started
+    def timed() -> tuple[float, int]:
+        with tempfile.TemporaryDirectory() as folder:
+            started = time.perf_counter()
+            with open(os.path.join(folder, "ledger.csv"), "wb") as out:
+                rows = export_csv(job_id, out)
+            return time.perf_counter() - started, rows
+
+    elapsed, rows = timed()
     tracemalloc.start()
     with open(os.devnull, "wb") as sink:
         export_csv(job_id, sink)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return {"export_s": round(elapsed, 2), "export_rows": rows, "export_peak_mb": round(peak / (1 << 20), 1)}
+    row = {"export_s": round(elapsed, 2), "export_rows": rows, "export_peak_mb": round(peak / (1 << 20), 1)}
+    if compare and db.engine.dialect.name == "mysql":
+        # The same ledger with MySQL's lines refused: every page read row by row and written by the csv module.
+        server_lines = items.csv_ledger_page
+
+        def refused(*args, **kwargs):
+            raise items.PageCut("bench: written in Python")
+
+        items.csv_ledger_page = refused
+        try:
+            row["export_python_s"] = round(timed()[0], 2)
+        finally:
+            items.csv_ledger_page = server_lines
+    return row
 
 
 # -- 6. purge while a pump sends -------------------------------------------------------------------
@@ -377,13 +398,17 @@ def purge_under_load(app, job_id: int) -> dict:
 
 
 def run(kind: str, users: int, webhook: bool, threads: int, sim_url: str, reads_only: bool = False,
-        population_only: bool = False) -> dict:
+        population_only: bool = False, export_only: bool = False) -> dict:
     row: dict = {"db": kind, "users": users}
     with fresh_database(kind) as url:
         migrate(url)
         with bound_app(url, sim_url) as app:
             row["mb_before"] = table_mb(kind)
             row["seed_s"] = round(seed_users(users), 1)
+            if export_only:  # seed, populate (N items), export; nothing else
+                row.update(populate_with_burst(url, kind, users, False, threads, sim_url))
+                row.update(export(row["job_id"], compare=True))
+                return row
             if reads_only:  # seed, populate (N items), the admin reads; nothing else
                 row.update(populate_with_burst(url, kind, users, False, threads, sim_url))
                 row.update(admin_reads(row["job_id"]))
@@ -411,6 +436,9 @@ def main(argv=None) -> int:
                         help="seed, populate without the burst and time the admin reads; skip the rest")
     parser.add_argument("--population-only", action="store_true",
                         help="seed, time the single statement and the population (with the burst); skip 3-6")
+    parser.add_argument("--export-only", action="store_true",
+                        help="seed, populate without the burst and time the export (and, on MariaDB, the same "
+                             "export written row by row in Python); skip the rest")
     args = parser.parse_args(argv)
     rows = []
     load = os.getloadavg()
@@ -418,7 +446,7 @@ def main(argv=None) -> int:
         for kind in db_kinds(args.db):
             for users in args.sizes:
                 rows.append(run(kind, users, args.webhook, args.threads, sim.base_url, args.reads_only,
-                                args.population_only))
+                                args.population_only, args.export_only))
                 rows[-1]["load_1m"] = round(os.getloadavg()[0], 2)
                 print_table(rows[-1:], COLUMNS)
     print_table(rows, COLUMNS, title=f"Scale: {args.sizes} users (load average at start {load[0]:.2f})")
