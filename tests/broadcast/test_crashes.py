@@ -57,23 +57,24 @@ def test_a_stalled_pump_is_fenced_off_after_its_lease_expires(app, simulator):
     assert not set(chats) & {c.user_id for c in in_flight}, "nobody re-sent the uncertain items"
 
 
-def start_child(job_id: int, simulator) -> subprocess.Popen:
-    """Start a pump process on the job."""
+def start_child(job_id: int, simulator, log) -> subprocess.Popen:
+    """Start a pump process on the job (its stop reasons on stdout, its errors in log)."""
     env = dict(os.environ, PYTHONPATH=ROOT)
     return forkserver.start(["pump_child", str(job_id), simulator.base_url, "30"], module="tests.broadcast.pump_child",
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log)
 
 
 @pytest.mark.slow
-def test_pumps_killed_mid_batch_never_duplicate_and_bound_unknowns(app, simulator):
+def test_pumps_killed_mid_batch_never_duplicate_and_bound_unknowns(app, simulator, tmp_path):
     create_users(300)
     simulator.configure(latency_ms=40, latency_jitter_ms=20)
     job_id = create_text_job(settings=FAST).id
     rng = random.Random(11)
-    kills = 0
+    kills, early_exits = 0, []
     for _ in range(3):
         before = len(delivered(simulator))
-        child = start_child(job_id, simulator)
+        with open(tmp_path / "children.log", "ab") as log:
+            child = start_child(job_id, simulator, log)
         target = before + rng.randint(20, 60)
         deadline = time.monotonic() + 30
         while len(delivered(simulator)) < target and child.poll() is None and time.monotonic() < deadline:
@@ -81,6 +82,8 @@ def test_pumps_killed_mid_batch_never_duplicate_and_bound_unknowns(app, simulato
         if child.poll() is None:
             child.send_signal(signal.SIGKILL)
             kills += 1
+        else:  # it stopped on its own: say how (its stop reasons, its errors)
+            early_exits.append((child.returncode, child.stdout.read()))
         child.wait(10)
         unknown_before = reload(job_id).unknown_count
         expire_lease(job_id)  # as if 55 s had passed
@@ -89,7 +92,8 @@ def test_pumps_killed_mid_batch_never_duplicate_and_bound_unknowns(app, simulato
     while reload(job_id).status == "running":
         pump(job_id, 10, settings=FAST)
     job = reload(job_id)
-    assert kills == 3 and job.status == "completed"
+    assert kills == 3, (early_exits, (tmp_path / "children.log").read_text())
+    assert job.status == "completed"
     assert job.unknown_count <= kills * FAST["broadcast_concurrency"]
     counts = assert_consistent(job_id, simulator)
     assert counts["sent"] + counts.get("unknown", 0) == 300
