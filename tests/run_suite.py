@@ -34,8 +34,11 @@ def main(args: list[str]) -> int:
         # or every worker of both phases compiles every module again (about 5 s per phase).
         cache = env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="upk-pycache-")
     codes = []
+    whole_suite = not any(os.path.exists(arg.split("::")[0]) for arg in args)
+    if whole_suite:  # the serial phase collects only the files that hold serial tests, not all ~170
+        phases[1] = ("serial", [*phases[1][1], *serial_files()])
     try:
-        if parallel and not any(os.path.exists(arg.split("::")[0]) for arg in args):
+        if parallel and whole_suite:
             warm_up(env)
         for name, extra in phases:
             if name == "serial":
@@ -52,6 +55,16 @@ def main(args: list[str]) -> int:
     if all(code == NO_TESTS for code in codes):
         return NO_TESTS
     return max((code for code in codes if code != NO_TESTS), default=0)
+
+
+def serial_files() -> list[str]:
+    """Return the test files with serial tests: those marked by file in conftest, and any marked by hand."""
+    from tests.conftest import SERIAL_FILES
+
+    root = Path(__file__).resolve().parent.parent
+    marked = (path for path in sorted(root.joinpath("tests").rglob("test_*.py"))
+              if "@pytest.mark.serial" in path.read_text(encoding="utf-8"))
+    return sorted(set(SERIAL_FILES) | {str(path.relative_to(root)) for path in marked})
 
 
 def warm_up(env: dict) -> None:
