@@ -208,7 +208,29 @@ class TelegramClient(BotMethods):
                 raise RetryAfter(method, self.rate_limiter.next_slot_in(),
                                  "rate limit: no slot before deadline", error_code=None)
         self._take_budget(method, lane, deadline, priority, slots)
-        return self.clock() - chat_slot > CHAT_SLIP_SECONDS and (self.pace_recipients or not broadcast)
+        slipped = self.clock() - chat_slot > CHAT_SLIP_SECONDS and (self.pace_recipients or not broadcast)
+        if slipped and not broadcast:
+            self._refuse_if_chat_rebooked(method, chat, chat_slot, chat_wait)
+        return slipped
+
+    def _refuse_if_chat_rebooked(self, method: str, chat: Any, chat_slot: float, chat_wait: float | None) -> None:
+        """Refuse a call the bot-wide wait held past its chat slot if the chat's next slot was booked meanwhile.
+
+        Another process (a second reply to a chat writing fast) booked the slot
+        one interval after ours while this call waited: sent now, the two would
+        reach the chat less than an interval apart (a per-chat 429). Nothing
+        goes out; like a busy chat, the call is tried again later.
+        """
+        if chat is None or self.chat_pacer is None:
+            return
+        interval = self.chat_pacer.interval_for(chat)
+        latest = self.chat_pacer.ready_at(chat) - interval  # the chat's latest booked slot (or a hold's end)
+        if latest <= chat_slot + CHAT_SLIP_SECONDS:
+            return  # still ours: the caller moves the chat's next slot along after the send
+        wait = max(0.0, latest + interval - self.clock())
+        if chat_wait is not None:
+            raise ChatBusy(method, wait)
+        raise RetryAfter(method, wait, "chat pacing: the chat's next slot was taken meanwhile", error_code=None)
 
     def pace_chat(self, chat: Any, deadline: float | None, not_before: float | None = None) -> None:
         """Book a broadcast recipient's chat slot, not before ``not_before``, and sleep until it; RetryAfter if none."""

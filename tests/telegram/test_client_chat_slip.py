@@ -1,0 +1,71 @@
+"""A reply the bot-wide wait held past its chat slot never lands under an interval before the chat's next one."""
+from __future__ import annotations
+
+import pytest
+
+from app.telegram.client import TelegramClient
+from app.telegram.errors import ChatBusy, RetryAfter
+from app.telegram.pacing import ChatPacer
+from tests.telegram.fakes import FakeClock
+from tests.telegram.stub_server import StubServer
+
+TOKEN = "654321:STUB-token-zyxwvutsrqponm"
+CHAT = 4242
+HELD = 0.2  # seconds the bot-wide budget keeps the call waiting after its chat slot
+
+
+class SlowBudget:
+    """A bot-wide lane whose slot comes HELD seconds late; meanwhile, maybe, another worker books the chat."""
+
+    def __init__(self, clock: FakeClock, pacer: ChatPacer, rival_books: bool):
+        self.clock, self.pacer, self.rival_books = clock, pacer, rival_books
+        self.rival_slot: float | None = None
+
+    def acquire(self, deadline=None, max_wait=None) -> bool:
+        if self.rival_books:  # a second reply to the same chat, in another worker, takes the next slot
+            self.rival_slot = self.pacer.ready_at(CHAT)
+            self.pacer.acquire(CHAT)
+        self.clock.advance(HELD)
+        return True
+
+    def next_slot_in(self) -> float:
+        return 0.0
+
+
+@pytest.fixture
+def stub():
+    server = StubServer().start()
+    yield server
+    server.stop()
+
+
+def client_for(stub, rival_books: bool) -> tuple[TelegramClient, SlowBudget, FakeClock]:
+    clock = FakeClock()
+    pacer = ChatPacer(clock=clock, sleep=lambda s: None)  # the rival's sleep is its own, not this thread's
+    client = TelegramClient(TOKEN, stub.base_url, chat_pacer=pacer, clock=clock, sleep=clock.sleep)
+    client.budget = SlowBudget(clock, pacer, rival_books)
+    return client, client.budget, clock
+
+
+def test_a_held_reply_is_refused_when_the_chats_next_slot_was_booked_meanwhile(stub):
+    client, budget, clock = client_for(stub, rival_books=True)
+    with client, pytest.raises(ChatBusy) as refused:
+        client.send_message(CHAT, "hi", chat_wait=0.5)
+    assert stub.requests == [], "sent now, it would reach the chat 0.8 s before the rival's reply"
+    assert refused.value.retry_after == pytest.approx(budget.rival_slot + 1.0 - clock())
+
+
+def test_without_a_chat_wait_the_refusal_is_a_retry_after(stub):
+    client, _, _ = client_for(stub, rival_books=True)
+    with client, pytest.raises(RetryAfter) as refused:
+        client.send_message(CHAT, "hi")
+    assert not isinstance(refused.value, ChatBusy) and stub.requests == []
+
+
+def test_a_held_reply_nobody_followed_goes_out_and_moves_the_chats_next_slot(stub):
+    client, _, clock = client_for(stub, rival_books=False)
+    with client:
+        assert client.send_message(CHAT, "hi", chat_wait=0.5) is True
+    assert [method for method, _ in stub.requests] == ["sendMessage"]
+    # Sent HELD late, so the chat's next message waits a whole second from the send, not from the slot.
+    assert client.chat_pacer.ready_at(CHAT) == pytest.approx(clock() + 1.0, abs=0.01)
