@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.demo import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,6 +50,7 @@ def test_a_terminal_redraws_one_line_in_place():
     assert out.getvalue() == "\rstep 0\rstep 1\rstep 2\n"
 
 
+@pytest.mark.slow  # the whole demo in a child process
 def test_the_demo_piped_to_a_file_prints_plain_progress_lines(tmp_path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("TEST_DATABASE_URL", None)  # the demo is SQLite-only, in the file given here

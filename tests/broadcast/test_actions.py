@@ -58,6 +58,7 @@ def counters(job_id: int) -> dict:
     return {k: getattr(s, k) for k in ("total", "sent", "gone", "too_old", "skipped", "failed", "unknown", "pending")}
 
 
+@pytest.mark.slow  # 300 sends and 300 deletes at the cap: handed out first in the parallel phase
 def test_unsend_of_a_300_user_job_deletes_every_delivered_copy(app, simulator, capsys):
     settings = engine_settings()
     users, source = sent_job(simulator, 300, settings)

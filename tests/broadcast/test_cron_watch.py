@@ -88,6 +88,7 @@ def test_no_alert_while_cron_is_on_time_or_nothing_waits(app, client, simulator)
     assert cron_alerts(simulator) == []
 
 
+@pytest.mark.slow  # real pumps and fallback slices: handed out first in the parallel phase
 def test_one_alert_per_outage_and_a_new_one_after_cron_came_back(app, client, simulator):
     create_users(400)  # more than two 4 s slices send: the job still waits at the second one
     set_setting("cron_alert_minutes", 5)
