@@ -16,6 +16,7 @@ from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
+from app.repository.deadlocks import in_transaction
 from app.services import audit
 from app.services.broadcast import text_rules
 from app.services.broadcast import variants as variants_service
@@ -307,14 +308,16 @@ def queue_populated(job: BroadcastJob, total: int, actor: str | None, action: st
 
 def start_next_if_idle() -> int | None:
     """Promote the oldest queued job when no job holds the active slot."""
+    return in_transaction(_promote_next_if_idle)
+
+
+def _promote_next_if_idle() -> int | None:
+    """The promotion's transaction: the oldest queued job takes the free slot (None if none did)."""
     if jobs_repo.running_job_id() is not None:
-        db.session.commit()
         return None
     job_id = jobs_repo.oldest_queued_job_id()
     if job_id is None or not jobs_repo.promote(job_id, db_utcnow()):
-        db.session.commit()
         return None
-    db.session.commit()
     return job_id
 
 
@@ -330,10 +333,13 @@ def list_jobs(limit: int = 20) -> list[BroadcastJob]:
 
 def cancel_job(job_id: int, actor: str | None = None) -> bool:
     """Cancel now; in-flight sends finish and record, no new batch is claimed."""
-    ok = jobs_repo.cancel(job_id, db_utcnow())
-    if ok:
-        audit.record(actor, audit.CANCELLED, job_id)
-    db.session.commit()
+    def cancel() -> bool:
+        ok = jobs_repo.cancel(job_id, db_utcnow())
+        if ok:
+            audit.record(actor, audit.CANCELLED, job_id)
+        return ok
+
+    ok = in_transaction(cancel)
     if ok:
         start_next_if_idle()
     return ok
@@ -342,10 +348,14 @@ def cancel_job(job_id: int, actor: str | None = None) -> bool:
 def pause_job(job_id: int, reason: str | None = None, actor: str | None = None) -> bool:
     """Pause a running or queued job, letting the next queued job run."""
     reason = reason or "paused by an admin"
-    ok = jobs_repo.pause(job_id, reason)
-    if ok:
-        audit.record(actor, audit.PAUSED, job_id, reason)
-    db.session.commit()
+
+    def pause() -> bool:
+        ok = jobs_repo.pause(job_id, reason)
+        if ok:
+            audit.record(actor, audit.PAUSED, job_id, reason)
+        return ok
+
+    ok = in_transaction(pause)
     if ok:
         start_next_if_idle()
     return ok
@@ -353,12 +363,14 @@ def pause_job(job_id: int, reason: str | None = None, actor: str | None = None) 
 
 def resume_job(job_id: int, actor: str | None = None) -> str | None:
     """Resume a paused job: running if the slot is free, else queued. None if not paused."""
-    db.session.commit()  # resume() must open its own transaction: a lost slot race rolls it back
-    new_status = jobs_repo.resume(job_id)
-    if new_status:
-        audit.record(actor, audit.RESUMED, job_id, new_status)
-    db.session.commit()
-    return new_status
+    def resume() -> str | None:
+        # resume() runs first in its transaction: a lost slot race rolls it back.
+        new_status = jobs_repo.resume(job_id)
+        if new_status:
+            audit.record(actor, audit.RESUMED, job_id, new_status)
+        return new_status
+
+    return in_transaction(resume)
 
 
 def set_progress_message(job_id: int, chat_id: int, message_id: int) -> None:

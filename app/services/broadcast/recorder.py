@@ -35,6 +35,7 @@ from app.models.broadcast import (
 )
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository.deadlocks import is_deadlock
 from app.services import audit
 from app.services.broadcast import breaker
 from app.services.broadcast import outcomes as oc
@@ -46,6 +47,11 @@ from app.telegram.client import LOW
 from app.texts import t
 
 log = logging.getLogger(__name__)
+
+# A step MySQL rolled back as a deadlock's victim runs again at once, up to this many tries in all,
+# the n-th waiting n times the backoff: the other transaction is short and has commit to do.
+DEADLOCK_ATTEMPTS = 3
+DEADLOCK_BACKOFF_SECONDS = 0.02
 
 
 class Claim(NamedTuple):
@@ -125,6 +131,7 @@ class Recorder:
         self.paused_here = False
         self.plans: list[Plan] = []
         self.db_error: SQLAlchemyError | None = None
+        self._halted = False  # the current step's fence found the job stopped
 
     def step(self, done: list, want: int, in_flight: int, stop: Stop | None = None) -> StepResult:
         """Record finished sends and mark up to `want` new items in flight, in one transaction.
@@ -136,38 +143,32 @@ class Recorder:
             self.plans.append(plan)
         if not self.plans and (want <= 0 or (not self.queue and self.exhausted)):
             return StepResult(stop=stop)
-        self.paused_here = False
-        halt = False
-        try:
-            fenced = self._fence(want > 0)
-            if fenced == Stop.LEASE_LOST:
-                return StepResult(stop=fenced)
-            if fenced is not None:
-                stop, halt = stop or fenced, True
-            for plan in self.plans:
-                self._write(plan)
-            if stop:
-                want = 0
-            else:
-                self._rescan([i for plan in self.plans for i in plan.back])
-            want, capped = self._apply_paid_cap(want)
-            stop = capped or stop
-            batch = self._take(want)
-            if batch and items.mark_sending([c.item_id for c in batch]) != len(batch):
-                raise RuntimeError("claimed items changed under a held lease")
-            db.session.commit()
-        except SQLAlchemyError as exc:
-            # Keep the plans: the next step writes them. Dispatch stops, so the
-            # window in flight drains and is recorded once the database answers.
-            db.session.rollback()
-            self.paused_here = False
-            self.db_error = exc
-            log.warning("job %s: database error while recording (%s); outcomes kept for the next try",
-                        self.job_id, type(exc).__name__)
-            return StepResult(stop=stop or Stop.DB_ERROR, halt=halt)
-        except Exception:
-            db.session.rollback()
-            raise
+        for attempt in range(1, DEADLOCK_ATTEMPTS + 1):
+            try:
+                outcome = self._transaction(want, stop)
+                break
+            except SQLAlchemyError as exc:
+                # Keep the plans: the next try writes them. A deadlock's victim was
+                # rolled back whole, so it runs again now; any other error stops
+                # dispatch, and the window in flight drains and is recorded once the
+                # database answers.
+                db.session.rollback()
+                self.paused_here = False
+                self.db_error = exc
+                if is_deadlock(exc) and attempt < DEADLOCK_ATTEMPTS:
+                    log.info("job %s: deadlock while recording (try %s); running the step again", self.job_id,
+                             attempt)
+                    self.sleep(DEADLOCK_BACKOFF_SECONDS * attempt)
+                    continue
+                log.warning("job %s: database error while recording (%s); outcomes kept for the next try",
+                            self.job_id, type(exc).__name__)
+                return StepResult(stop=stop or Stop.DB_ERROR, halt=self._halted)
+            except Exception:
+                db.session.rollback()
+                raise
+        if isinstance(outcome, StepResult):  # the lease was lost: nothing was written
+            return outcome
+        batch, stop, halt = outcome
         self.db_error = None
         self.charged += len(batch)
         recorded = sum(plan.recorded for plan in self.plans)
@@ -175,6 +176,32 @@ class Recorder:
         self.plans = []
         self._after_commit()
         return StepResult(tuple(batch), stop, recorded, halt)
+
+    def _transaction(self, want: int, stop: Stop | None) -> StepResult | tuple[list[Claim], Stop | None, bool]:
+        """One step's transaction: fence, write, claim; (claims, stop, halt), or a StepResult if the lease is lost."""
+        self.paused_here, self._halted = False, False
+        fenced = self._fence(want > 0)
+        if fenced == Stop.LEASE_LOST:
+            return StepResult(stop=fenced)
+        if fenced is not None:
+            stop, self._halted = stop or fenced, True
+        for plan in self.plans:
+            self._write(plan)
+        if stop:
+            want = 0
+        else:
+            self._rescan([i for plan in self.plans for i in plan.back])
+        want, capped = self._apply_paid_cap(want)
+        stop = capped or stop
+        batch = self._take(want)
+        try:
+            if batch and items.mark_sending([c.item_id for c in batch]) != len(batch):
+                raise RuntimeError("claimed items changed under a held lease")
+            db.session.commit()
+        except BaseException:
+            self.queue.extendleft(reversed(batch))  # not claimed after all: the next try takes them again
+            raise
+        return batch, stop, self._halted
 
     def heartbeat(self) -> Stop | None:
         """Renew the lease in a transaction of its own (nothing else to write while sends wait); LEASE_LOST if lost."""

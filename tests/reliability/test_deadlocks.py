@@ -1,0 +1,226 @@
+"""A transaction MariaDB picks as a deadlock's victim runs again, whole and once.
+
+The deadlocks here are real: another connection takes locks in the opposite
+order and carries more writes, so InnoDB rolls back the transaction under
+test (the lighter one). Nothing is faked between the code and the database.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import pytest
+from sqlalchemy import create_engine, event, func, select, text
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from app.extensions import db
+from app.models.audit import CANCELLED, AuditEntry
+from app.models.broadcast import BroadcastJobItem
+from app.repository.deadlocks import in_transaction, is_deadlock
+from app.services.broadcast import jobs
+from app.services.broadcast.drain import pump
+from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
+from tests.dbutil import base_test_url, is_mysql
+
+ON_MYSQL = is_mysql(base_test_url("/tmp"))
+mysql_only = pytest.mark.skipif(not ON_MYSQL, reason="SQLite has one writer at a time: no lock cycle to break")
+BALLAST_ROWS = 300  # the other transaction's writes: it weighs more, so InnoDB rolls back ours
+WAIT = 10.0
+OTHERS_PAIR_UPDATE = "UPDATE dl_pair SET v = v + 10 WHERE id = 1"
+
+
+def _wait_until_blocked(conn, statement: str, timeout: float = WAIT) -> None:
+    """Return once another connection has been running `statement` (a LIKE pattern) for a moment: blocked."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if conn.execute(text("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE command = 'Query' "
+                             "AND info LIKE :statement AND time_ms > 50"), {"statement": statement}).scalar():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"nothing waited in {statement!r}")
+
+
+class Opposite(threading.Thread):
+    """The other transaction: heavy with ballast writes, it holds `first`, then waits for `then`."""
+
+    def __init__(self, engine, first: list[str], then: str):
+        super().__init__(daemon=True)
+        self.engine, self.first, self.then = engine, first, then
+        self.holding, self.go = threading.Event(), threading.Event()
+        self.error = None
+
+    def run(self) -> None:
+        try:
+            with self.engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn:
+                with conn.begin():
+                    conn.execute(text("UPDATE dl_ballast SET v = v + 1"))
+                    for sql in self.first:
+                        conn.execute(text(sql))
+                    self.holding.set()
+                    self.go.wait(WAIT)
+                    conn.execute(text(self.then))
+                    time.sleep(0.2)  # our retry's first statement waits for this commit
+        except Exception as exc:  # surfaced by the test
+            self.error = exc
+
+
+@pytest.fixture
+def raw_engine(app, database_url):
+    """A second engine on the test database, with the ballast and scratch tables."""
+    if not ON_MYSQL:
+        pytest.skip("SQLite has one writer at a time: no lock cycle to break")
+    engine = create_engine(database_url, isolation_level="READ COMMITTED")
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE IF EXISTS dl_ballast"))
+        conn.execute(text("DROP TABLE IF EXISTS dl_pair"))
+        conn.execute(text("CREATE TABLE dl_ballast (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB"))
+        conn.execute(text("CREATE TABLE dl_pair (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB"))
+        conn.execute(text("INSERT INTO dl_ballast (id, v) VALUES " +
+                          ", ".join(f"({i}, 0)" for i in range(BALLAST_ROWS))))
+        conn.execute(text("INSERT INTO dl_pair (id, v) VALUES (1, 0), (2, 0)"))
+    yield engine
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE IF EXISTS dl_ballast"))
+        conn.execute(text("DROP TABLE IF EXISTS dl_pair"))
+    engine.dispose()
+
+
+@mysql_only
+def test_a_deadlock_victim_runs_again_and_its_writes_land_once(app, raw_engine, caplog):
+    other = Opposite(raw_engine, ["UPDATE dl_pair SET v = v + 10 WHERE id = 2"], OTHERS_PAIR_UPDATE)
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    runs = []
+
+    def work() -> int:
+        runs.append(1)
+        db.session.execute(text("UPDATE dl_pair SET v = v + 1 WHERE id = 1"))
+        if len(runs) == 1:
+            other.go.set()
+            with raw_engine.connect() as probe:
+                _wait_until_blocked(probe, OTHERS_PAIR_UPDATE)
+        db.session.execute(text("UPDATE dl_pair SET v = v + 1 WHERE id = 2"))
+        return len(runs)
+
+    with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
+        assert in_transaction(work) == 2
+    other.join(WAIT)
+    assert other.error is None, other.error
+    # The first run's +1 was rolled back with it; the second run's landed once, beside the other's +10.
+    with raw_engine.connect() as conn:
+        assert dict(conn.execute(text("SELECT id, v FROM dl_pair")).all()) == {1: 11, 2: 11}
+    assert "deadlock on attempt 1 of 4" in caplog.text
+
+
+def test_work_lands_in_one_commit_and_an_error_other_than_a_deadlock_keeps_nothing(app):
+    # Both databases: no retry for anything but a deadlock, and a failed run leaves no half of itself.
+    from app.services import audit
+
+    create_users(1, start=7)
+    assert in_transaction(lambda: audit.record("cli", CANCELLED, 1, "kept") or "ok") == "ok"
+    runs = []
+
+    def work() -> None:
+        runs.append(1)
+        audit.record("cli", CANCELLED, 2, "rolled back")
+        create_users(1, start=7)  # the same id again: a duplicate key
+
+    with pytest.raises(IntegrityError) as raised:
+        in_transaction(work)
+    assert not is_deadlock(raised.value) and len(runs) == 1
+    assert [e.detail for e in db.session.query(AuditEntry).all()] == ["kept"]
+
+
+@mysql_only
+def test_every_run_a_victim_raises_the_deadlock_after_the_last_attempt(app, raw_engine):
+    runs, slept = [], []
+
+    def work() -> None:
+        runs.append(1)
+        other = Opposite(raw_engine, ["UPDATE dl_pair SET v = v + 10 WHERE id = 2"], OTHERS_PAIR_UPDATE)
+        other.start()
+        assert other.holding.wait(WAIT), other.error
+        db.session.execute(text("UPDATE dl_pair SET v = v + 1 WHERE id = 1"))
+        other.go.set()
+        with raw_engine.connect() as probe:
+            _wait_until_blocked(probe, OTHERS_PAIR_UPDATE)
+        try:
+            db.session.execute(text("UPDATE dl_pair SET v = v + 1 WHERE id = 2"))
+        finally:
+            other.join(WAIT)
+
+    with pytest.raises(OperationalError) as raised:
+        in_transaction(work, attempts=3, sleep=slept.append)
+    assert is_deadlock(raised.value) and len(runs) == 3 and len(slept) == 2
+    with raw_engine.connect() as conn:  # each run's +1 rolled back; the other's +10 landed every time
+        assert dict(conn.execute(text("SELECT id, v FROM dl_pair")).all()) == {1: 30, 2: 30}
+
+
+@mysql_only
+def test_an_admins_cancel_chosen_as_a_deadlock_victim_still_cancels_once(app, raw_engine, caplog):
+    # The cancel's UPDATE holds the job's row; the other transaction holds the end of audit_log
+    # (a REPEATABLE READ range lock) and asks for the job's row; the cancel's audit INSERT closes the cycle.
+    create_users(3)
+    job = create_text_job()
+    others_update = f"UPDATE broadcast_jobs SET pause_reason = 'other' WHERE id = {job.id}"
+    other = Opposite(raw_engine, ["SELECT id FROM audit_log WHERE id > 0 FOR UPDATE"], others_update)
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    cancels = []
+
+    def after_cancel_update(conn, cursor, statement, parameters, context, executemany):
+        if statement.startswith("UPDATE broadcast_jobs SET status") and not cancels:
+            cancels.append(statement)
+            other.go.set()
+            with raw_engine.connect() as probe:
+                _wait_until_blocked(probe, others_update)
+
+    event.listen(db.engine, "after_cursor_execute", after_cancel_update)
+    try:
+        with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
+            assert jobs.cancel_job(job.id, actor="cli") is True
+    finally:
+        event.remove(db.engine, "after_cursor_execute", after_cancel_update)
+    other.join(WAIT)
+    assert other.error is None, other.error
+    assert cancels and "deadlock on attempt 1 of 4" in caplog.text
+    job = reload(job.id)
+    assert job.status == "cancelled" and job.pause_reason == "other"
+    assert db.session.query(AuditEntry).filter_by(job_id=job.id, action=CANCELLED).count() == 1
+
+
+@mysql_only
+def test_a_pump_step_chosen_as_a_deadlock_victim_runs_again_and_the_run_goes_on(app, raw_engine, simulator, caplog):
+    # The other transaction holds the last item's row; the pump's step, holding the job's row from its
+    # lease fence, waits to mark that item in flight; the other then asks for the job's row.
+    ids = create_users(8)
+    settings = engine_settings(broadcast_rate_per_second=20, broadcast_concurrency=4)
+    job = create_text_job(settings=settings)
+    last_item = db.session.execute(select(func.max(BroadcastJobItem.id)).where(
+        BroadcastJobItem.job_id == job.id)).scalar()
+    db.session.commit()
+    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_job_items WHERE id = {last_item} FOR UPDATE"],
+                     f"UPDATE broadcast_jobs SET not_before = NULL WHERE id = {job.id}")
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    result = {}
+
+    def run() -> None:
+        with app.app_context():
+            result["r"] = pump(job.id, 30, settings=settings)
+
+    with caplog.at_level(logging.INFO, logger="app.services.broadcast.recorder"):
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        with raw_engine.connect() as probe:
+            _wait_until_blocked(probe, "UPDATE broadcast_job_items SET status = 'sending'%")
+        other.go.set()
+        other.join(WAIT)
+        worker.join(30)
+    assert other.error is None, other.error
+    assert "deadlock while recording (try 1)" in caplog.text
+    # The run did not stop at the deadlock: one pump sent every copy, once.
+    assert result["r"].stop == "done"
+    counts = assert_consistent(job.id, simulator)
+    assert counts == {"sent": len(ids)} and reload(job.id).status == "completed"
