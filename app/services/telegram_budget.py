@@ -25,20 +25,10 @@ _NEVER = float("-inf")
 _US = 1_000_000
 
 
-# The clock anchor's reads: at least ANCHOR_READS, and on a loaded machine (no
-# round trip yet under ANCHOR_TIGHT_SECONDS) up to ANCHOR_MAX_READS. The anchor
-# is the shortest read's midpoint, so its error is at most half that round trip:
-# two processes anchored under load could otherwise map one instant tens of
-# milliseconds apart, against Telegram's per-chat spacing.
-ANCHOR_READS = 3
-ANCHOR_MAX_READS = 12
-ANCHOR_TIGHT_SECONDS = 0.002
-
-
 class BudgetClock:
     """Map the database's µs clock to this process's monotonic clock.
 
-    Read at the shortest of a few round trips' midpoints and re-anchored every
+    Read once (the round trip's midpoint, best of three) and re-anchored every
     ``every`` seconds, so drift between the two clocks stays in microseconds.
     """
 
@@ -49,7 +39,6 @@ class BudgetClock:
         self._lock = threading.Lock()
         self._us = 0
         self._mono = _NEVER
-        self.round_trip = None  # the anchor's round trip (seconds): its error is at most half of it
 
     def to_mono(self, us: int) -> float:
         """Return the monotonic time of database time ``us``."""
@@ -67,15 +56,13 @@ class BudgetClock:
             if self._clock() - self._mono < self._every:
                 return self._us, self._mono
             best = None
-            for reads in range(1, ANCHOR_MAX_READS + 1):
+            for _ in range(3):
                 before = self._clock()
                 value = repo.now_us(self._engine)
                 after = self._clock()
                 if best is None or after - before < best[0]:
                     best = (after - before, value, (before + after) / 2)
-                if reads >= ANCHOR_READS and best[0] <= ANCHOR_TIGHT_SECONDS:
-                    break
-            self.round_trip, self._us, self._mono = best
+            _, self._us, self._mono = best
             return self._us, self._mono
 
 

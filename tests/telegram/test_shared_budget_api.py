@@ -27,35 +27,6 @@ def test_the_database_clock_maps_to_monotonic_time(budget):
     assert clock.to_mono(clock.to_us(123.0)) == pytest.approx(123.0, abs=1e-6)
 
 
-def test_the_clock_is_anchored_on_a_short_round_trip_not_on_the_first_slow_reads(budget):
-    # A process that starts while the cores are saturated sees slow round trips; an anchor at a slow
-    # read's midpoint maps the database's clock up to half that read late. The first three reads here
-    # answer at once but return 40 ms late (the database's time is read at their start).
-    from sqlalchemy import event
-
-    from app.services.telegram_budget import ANCHOR_READS
-
-    slow_reads = []
-
-    def stall_after_reading(conn, cursor, statement, *args):
-        if statement.lstrip().upper().startswith("SELECT") and len(slow_reads) < ANCHOR_READS:
-            slow_reads.append(statement)
-            time.sleep(0.04)
-
-    clock = BudgetClock(budget)
-    event.listen(budget, "after_cursor_execute", stall_after_reading)
-    try:
-        clock.to_us(time.monotonic())
-    finally:
-        event.remove(budget, "after_cursor_execute", stall_after_reading)
-    assert len(slow_reads) == ANCHOR_READS and clock.round_trip < 0.02
-    before = time.monotonic()
-    mapped = clock.to_mono(repo.now_us(budget))
-    after = time.monotonic()
-    # Anchored on a slow read, `mapped` would land about 20 ms after `after`.
-    assert before - 0.005 <= mapped <= after + 0.005, (before, mapped, after)
-
-
 def test_max_wait_and_deadline_refusals_reserve_nothing(budget):
     limiter = SharedRateLimiter(budget, 10)
     assert limiter.acquire_many(1)
