@@ -48,8 +48,11 @@ def serve(path: str) -> None:
     for name in PRELOAD:
         importlib.import_module(name)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
+    # The client waits for the path to exist, so it appears only once connect() can succeed:
+    # between bind() and listen() a connect is refused.
+    listener.bind(path + ".new")
     listener.listen(64)
+    os.rename(path + ".new", path)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
