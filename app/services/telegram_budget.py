@@ -375,22 +375,28 @@ class SharedChatPacer:
 
     def acquire(self, chat_id: Hashable, deadline: float | None = None, not_before: float | None = None) -> bool:
         """Reserve the chat's next slot (not before ``not_before``), sleep until it; False (none reserved) if late."""
+        return self.acquire_slot(chat_id, deadline, not_before) is not None
+
+    def acquire_slot(self, chat_id: Hashable, deadline: float | None = None,
+                     not_before: float | None = None) -> float | None:
+        """As acquire(), returning the booked slot's monotonic time (None: nothing booked)."""
         if not isinstance(chat_id, int):
-            return self._local.acquire(chat_id, deadline, not_before)
+            return self._local.acquire_slot(chat_id, deadline, not_before)
         now = self._clock()
         limit = repo.NO_LIMIT_US / _US if deadline is None else deadline - now
         if limit < 0:
-            return False
+            return None
         interval = self.interval_for(chat_id)
         not_before_us = 0 if not_before is None else self._db_clock.to_us(not_before)
         booked = repo.reserve_chat(self._engine, chat_id, round(interval * _US), int(limit * _US), not_before_us)
         if booked is None:
-            return False
-        delay = self._db_clock.to_mono(booked.start_us) - self._clock()
+            return None
+        slot = self._db_clock.to_mono(booked.start_us)
+        delay = slot - self._clock()
         if delay > 0:
             self._sleep(delay)
         self._maybe_prune()
-        return True
+        return slot
 
     def ready_at(self, chat_id: Hashable) -> float:
         """Return the monotonic time the chat may next receive a message (may be in the past)."""

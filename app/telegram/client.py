@@ -201,8 +201,11 @@ class TelegramClient(BotMethods):
             return False
         # The chat goes first: a bot-wide slot taken and then spent waiting on
         # a busy chat would be lost to every other call.
-        self._take_chat(method, chat, deadline, broadcast, max_wait=chat_wait)
-        chat_slot = self.clock()
+        asked = self.clock()
+        booked = self._take_chat(method, chat, deadline, broadcast, max_wait=chat_wait)
+        # A reply is late from its booked slot, not from when its wait ended: a thread
+        # that wakes late on a busy machine sends late, maybe after the chat's next slot was booked.
+        chat_slot = self.clock() if broadcast or booked is None else max(booked, asked)
         for _ in range(slots if broadcast and self.rate_limiter is not None else 0):
             if not self.rate_limiter.acquire(deadline):
                 raise RetryAfter(method, self.rate_limiter.next_slot_in(),
@@ -242,20 +245,24 @@ class TelegramClient(BotMethods):
             self.chat_pacer.block_until(chat, at + self.chat_pacer.interval_for(chat))
 
     def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
-                   not_before: float | None = None, max_wait: float | None = None) -> None:
-        """Wait for the chat's next slot (a paid broadcast's recipients are not paced); ChatBusy past max_wait."""
-        if chat is not None and self.chat_pacer is not None and (self.pace_recipients or not broadcast):
-            soon = None if max_wait is None else self.clock() + max_wait
-            capped = soon is not None and (deadline is None or soon < deadline)
-            limit = soon if capped else deadline
-            acquired = (self.chat_pacer.acquire(chat, limit) if not_before is None
-                        else self.chat_pacer.acquire(chat, limit, not_before))
-            if not acquired:
-                wait = self.chat_pacer.ready_at(chat) - self.clock()
-                if capped:
-                    raise ChatBusy(method, max(0.0, wait))
-                raise RetryAfter(method, max(0.0, wait), "chat pacing: no slot before deadline",
-                                 error_code=None)
+                   not_before: float | None = None, max_wait: float | None = None) -> float | None:
+        """Wait for the chat's next slot and return its time (None: not paced); ChatBusy past max_wait.
+
+        A paid broadcast's recipients are not paced.
+        """
+        if chat is None or self.chat_pacer is None or not (self.pace_recipients or not broadcast):
+            return None
+        soon = None if max_wait is None else self.clock() + max_wait
+        capped = soon is not None and (deadline is None or soon < deadline)
+        limit = soon if capped else deadline
+        slot = (self.chat_pacer.acquire_slot(chat, limit) if not_before is None
+                else self.chat_pacer.acquire_slot(chat, limit, not_before))
+        if slot is None:
+            wait = self.chat_pacer.ready_at(chat) - self.clock()
+            if capped:
+                raise ChatBusy(method, max(0.0, wait))
+            raise RetryAfter(method, max(0.0, wait), "chat pacing: no slot before deadline", error_code=None)
+        return slot
 
     def _take_budget(self, method: str, lane: Any, deadline: float | None, priority: str | None,
                      parts: int = 1) -> None:

@@ -108,17 +108,22 @@ class ChatPacer:
 
     def acquire(self, chat_id: Hashable, deadline: float | None = None, not_before: float | None = None) -> bool:
         """Reserve the chat's next slot (not before ``not_before``) and sleep until it; False if after deadline."""
+        return self.acquire_slot(chat_id, deadline, not_before) is not None
+
+    def acquire_slot(self, chat_id: Hashable, deadline: float | None = None,
+                     not_before: float | None = None) -> float | None:
+        """As acquire(), returning the booked slot's monotonic time (None: nothing booked)."""
         with self._lock:
             now = self._clock()
             slot = max(now, self._next.get(chat_id, _NEVER), _NEVER if not_before is None else not_before)
             if deadline is not None and slot > deadline:
-                return False
+                return None
             self._next[chat_id] = slot + self.interval_for(chat_id)
             self._maybe_prune(now)
         delay = slot - now
         if delay > 0:
             self._sleep(delay)
-        return True
+        return slot
 
     def ready_at(self, chat_id: Hashable) -> float:
         """Return the monotonic time the chat may next receive a message (may be in the past).

@@ -69,3 +69,39 @@ def test_a_held_reply_nobody_followed_goes_out_and_moves_the_chats_next_slot(stu
     assert [method for method, _ in stub.requests] == ["sendMessage"]
     # Sent HELD late, so the chat's next message waits a whole second from the send, not from the slot.
     assert client.chat_pacer.ready_at(CHAT) == pytest.approx(clock() + 1.0, abs=0.01)
+
+
+OVERSLEPT = 0.3  # how late the reply's thread wakes from its wait for the chat's slot (a busy machine)
+
+
+def test_a_reply_that_woke_late_from_its_chat_wait_is_refused_when_the_next_slot_was_booked(stub):
+    # The chat is busy: the reply's slot is a second away. Its thread wakes OVERSLEPT late, and meanwhile
+    # a rival reply (another worker) booked the slot after it. Sent now, the two would reach the chat
+    # 0.7 s apart; the lateness counts from the booked slot, so the reply is refused instead.
+    clock = FakeClock()
+    rival = {}
+
+    def late_sleep(seconds: float) -> None:
+        clock.advance(seconds + OVERSLEPT)
+        if not rival:  # the rival's own wait is its thread's, not this one's
+            rival["slot"] = pacer.ready_at(CHAT)
+            pacer.acquire(CHAT)
+
+    pacer = ChatPacer(clock=clock, sleep=late_sleep)
+    assert pacer.acquire(CHAT)  # the chat's previous message: the next slot is a second away
+    client = TelegramClient(TOKEN, stub.base_url, chat_pacer=pacer, clock=clock, sleep=clock.sleep)
+    with client, pytest.raises(ChatBusy) as refused:
+        client.send_message(CHAT, "hi", chat_wait=1.5)
+    assert stub.requests == []
+    assert refused.value.retry_after == pytest.approx(rival["slot"] + 1.0 - clock())
+
+
+def test_a_reply_that_woke_late_with_nobody_after_it_goes_out_and_moves_the_next_slot(stub):
+    clock = FakeClock()
+    pacer = ChatPacer(clock=clock, sleep=lambda s: clock.advance(s + OVERSLEPT))
+    assert pacer.acquire(CHAT)
+    client = TelegramClient(TOKEN, stub.base_url, chat_pacer=pacer, clock=clock, sleep=clock.sleep)
+    with client:
+        assert client.send_message(CHAT, "hi", chat_wait=1.5) is True
+    assert [method for method, _ in stub.requests] == ["sendMessage"]
+    assert pacer.ready_at(CHAT) == pytest.approx(clock() + 1.0, abs=0.01)

@@ -197,3 +197,15 @@ def test_a_thread_that_always_wakes_late_still_gets_its_call_out(budget):
     started = time.monotonic()
     assert limiter.acquire_slot(deadline=started + 5) is not None
     assert 1 + MAX_LATE_REBOOKINGS >= len(oversleeps) >= 2, "late slots were booked again, then used"
+
+
+@pytest.mark.parametrize("chat", [79, "@group"])
+def test_acquire_slot_returns_the_booked_slot_not_when_the_wait_ended(budget, chat):
+    # A reply measures its lateness from here: a thread that wakes late must not look on time.
+    late = []
+    pacer = SharedChatPacer(budget, sleep=lambda s: (late.append(s), time.sleep(s + 0.2)))
+    slot = time.monotonic() + 0.3
+    booked = pacer.acquire_slot(chat, not_before=slot)
+    assert booked == pytest.approx(slot, abs=0.02) and late
+    assert time.monotonic() - booked >= 0.2
+    assert pacer.acquire_slot(chat, deadline=time.monotonic() + 0.1) is None, "refused: nothing booked"
