@@ -45,6 +45,7 @@ from app.models.broadcast import (
     BroadcastJobItem,
 )
 from app.models.user import CHANNEL_MEMBER, User
+from app.repository.row_first import by_primary_key
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 TABLE = BroadcastJobItem.__tablename__
@@ -542,5 +543,6 @@ def block_users(user_ids: Iterable[int], now: datetime) -> None:
     """Mark users who blocked the bot so no future audience includes them."""
     ids = list(user_ids)
     if ids:
-        stmt = update(User).where(User.id.in_(ids), User.is_blocked.is_(False)).values(is_blocked=True, blocked_at=now)
+        stmt = by_primary_key(update(User).where(User.id.in_(ids), User.is_blocked.is_(False))
+                              .values(is_blocked=True, blocked_at=now))
         db.session.execute(stmt.execution_options(synchronize_session=False))

@@ -34,21 +34,22 @@ from app.models.broadcast import (
     BroadcastJobItem,
     ItemStatus,
 )
+from app.repository.row_first import by_primary_key
 
 J = BroadcastJob
 T = BroadcastJob.__table__
 # A pump's per-step statements (a paid broadcast runs ~70 steps a second), built
 # once with bound parameters: built per call as ORM expressions, their
 # construction and cache keying cost several times their execution's CPU.
-_FENCE = update(T).where(T.c.id == bindparam("job_id"), T.c.lease_token == bindparam("token")).values(
-    lease_expires_at=bindparam("expires"))
+_FENCE = by_primary_key(update(T).where(T.c.id == bindparam("job_id"), T.c.lease_token == bindparam("token"))
+                        .values(lease_expires_at=bindparam("expires")))
 _FENCE_RUNNING = _FENCE.where(T.c.status == bindparam("running"))
 _ADD_COUNTS: dict[tuple[str, ...], object] = {}  # the counters an add_counts moves -> its statement
 
 
 def _update(*where, **values) -> int:
-    """Run one guarded UPDATE on broadcast_jobs and return the matched rows."""
-    stmt = update(J).where(*where).values(**values).execution_options(synchronize_session=False)
+    """Run one guarded UPDATE of one job (where names it by J.id) and return the matched rows."""
+    stmt = by_primary_key(update(J).where(*where).values(**values).execution_options(synchronize_session=False))
     return db.session.execute(stmt).rowcount
 
 

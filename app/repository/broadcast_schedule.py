@@ -14,6 +14,7 @@ from sqlalchemy import func, select, update
 
 from app.extensions import db
 from app.models.broadcast import DRAFT, QUEUED, SCHEDULED, BroadcastJob
+from app.repository.row_first import by_primary_key
 
 J = BroadcastJob
 
@@ -24,9 +25,16 @@ def _update(*where, **values) -> int:
     return db.session.execute(stmt).rowcount
 
 
+def _update_one(job_id: int, *where, **values) -> bool:
+    """Run one guarded UPDATE of one job, found by its primary key (app.repository.row_first); True if it matched."""
+    stmt = by_primary_key(update(J).where(J.id == job_id, *where).values(**values)
+                 .execution_options(synchronize_session=False))
+    return db.session.execute(stmt).rowcount == 1
+
+
 def schedule_draft(job_id: int, send_at: datetime) -> bool:
     """draft -> scheduled, once the items exist."""
-    return _update(J.id == job_id, J.status == DRAFT, status=SCHEDULED, send_at=send_at) == 1
+    return _update_one(job_id, J.status == DRAFT, status=SCHEDULED, send_at=send_at)
 
 
 def retime(job_id: int, send_at: datetime) -> bool:
@@ -35,7 +43,7 @@ def retime(job_id: int, send_at: datetime) -> bool:
     Safe against cron starting it meanwhile: a job already released is no
     longer 'scheduled', so this matches nothing and the caller says so.
     """
-    return _update(J.id == job_id, J.status == SCHEDULED, send_at=send_at, missed_at=None) == 1
+    return _update_one(job_id, J.status == SCHEDULED, send_at=send_at, missed_at=None)
 
 
 def release_due(now: datetime, grace: timedelta) -> int:
@@ -50,7 +58,7 @@ def release_due(now: datetime, grace: timedelta) -> int:
 
 def release_now(job_id: int) -> bool:
     """scheduled -> queued at an admin's word ("send now"), missed or not."""
-    return _update(J.id == job_id, J.status == SCHEDULED, status=QUEUED) == 1
+    return _update_one(job_id, J.status == SCHEDULED, status=QUEUED)
 
 
 def missed_ids(now: datetime, grace: timedelta) -> list[int]:
@@ -66,8 +74,8 @@ def mark_missed(job_id: int, now: datetime, grace: timedelta) -> bool:
     the others' WHERE (missed_at IS NULL) then matches nothing, so only the
     winner sends the question.
     """
-    return _update(J.id == job_id, J.status == SCHEDULED, J.missed_at.is_(None), J.send_at < now - grace,
-                   missed_at=now) == 1
+    return _update_one(job_id, J.status == SCHEDULED, J.missed_at.is_(None), J.send_at < now - grace,
+                       missed_at=now)
 
 
 def next_send_at(not_before: datetime) -> datetime | None:

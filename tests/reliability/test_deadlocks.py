@@ -65,6 +65,11 @@ class Opposite(threading.Thread):
             self.error = exc
 
 
+def _updates_job(statement: str, column: str) -> bool:
+    """Tell whether statement is an UPDATE of broadcast_jobs whose SET starts with column (index hint or not)."""
+    return statement.startswith("UPDATE broadcast_jobs ") and f"SET {column}=" in statement.replace(" = ", "=")
+
+
 @pytest.fixture
 def raw_engine(app, database_url):
     """A second engine on the test database, with the ballast and scratch tables."""
@@ -170,7 +175,7 @@ def test_an_admins_cancel_chosen_as_a_deadlock_victim_still_cancels_once(app, ra
     cancels = []
 
     def after_cancel_update(conn, cursor, statement, parameters, context, executemany):
-        if statement.startswith("UPDATE broadcast_jobs SET status") and not cancels:
+        if _updates_job(statement, "status") and not cancels:
             cancels.append(statement)
             other.go.set()
             with raw_engine.connect() as probe:
@@ -224,3 +229,186 @@ def test_a_pump_step_chosen_as_a_deadlock_victim_runs_again_and_the_run_goes_on(
     assert result["r"].stop == "done"
     counts = assert_consistent(job.id, simulator)
     assert counts == {"sent": len(ids)} and reload(job.id).status == "completed"
+
+
+def _close_cycle_after(column: str, other: Opposite, others_then: str):
+    """After our first UPDATE of broadcast_jobs setting `column` first, let the other transaction close the cycle."""
+    fired = []
+
+    def after(conn, cursor, statement, parameters, context, executemany):
+        if _updates_job(statement, column) and not fired:
+            fired.append(statement)
+            other.go.set()
+            with other.engine.connect() as probe:
+                _wait_until_blocked(probe, others_then)
+
+    return fired, after
+
+
+def _run_with_hook(hook, call):
+    """Run call() with hook after each of our statements."""
+    event.listen(db.engine, "after_cursor_execute", hook)
+    try:
+        return call()
+    finally:
+        event.remove(db.engine, "after_cursor_execute", hook)
+
+
+def _make_orphan(job_id: int) -> int:
+    """Put the job's first item in flight, as a pump killed mid-send leaves it; return its id."""
+    item_id = db.session.execute(select(func.min(BroadcastJobItem.id)).where(
+        BroadcastJobItem.job_id == job_id)).scalar()
+    db.session.execute(text(f"UPDATE broadcast_job_items SET status = 'sending' WHERE id = {item_id}"))
+    db.session.commit()
+    return item_id
+
+
+@mysql_only
+def test_a_pumps_lease_taken_as_a_deadlock_victim_is_taken_again_and_the_orphan_counted_once(
+        app, raw_engine, simulator, caplog):
+    # Taking the lease holds the job's row, then turns a dead pump's in-flight item into unknown; the other
+    # transaction holds that item's row and asks for the job's row.
+    create_users(3)
+    settings = engine_settings(broadcast_rate_per_second=20)
+    job = create_text_job(settings=settings)
+    orphan = _make_orphan(job.id)
+    others_update = f"UPDATE broadcast_jobs SET pause_reason = 'other' WHERE id = {job.id}"
+    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_job_items WHERE id = {orphan} FOR UPDATE"],
+                     others_update)
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    fired, hook = _close_cycle_after("lease_token", other, others_update)
+    with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
+        result = _run_with_hook(hook, lambda: pump(job.id, 30, settings=settings))
+    other.join(WAIT)
+    assert other.error is None, other.error
+    assert fired and "deadlock on attempt 1 of 4" in caplog.text
+    assert (result.acquired, result.stop) == (True, "done")
+    # The orphan became unknown once (not twice: the first run's +1 was rolled back); the others were sent.
+    assert assert_consistent(job.id, simulator) == {"sent": 2, "unknown": 1}
+    assert reload(job.id).pause_reason == "other"
+
+
+@mysql_only
+def test_cron_expiring_a_stopped_jobs_orphans_as_a_deadlock_victim_counts_them_once(app, raw_engine, caplog):
+    # Cron claims a paused job's dead lease (its row), then expires the orphan the other transaction holds.
+    create_users(3)
+    job = create_text_job()
+    orphan = _make_orphan(job.id)
+    assert jobs.pause_job(job.id, actor="cli")
+    others_update = f"UPDATE broadcast_jobs SET pause_reason = 'other' WHERE id = {job.id}"
+    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_job_items WHERE id = {orphan} FOR UPDATE"],
+                     others_update)
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    fired, hook = _close_cycle_after("lease_token", other, others_update)
+    with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
+        assert _run_with_hook(hook, jobs.expire_stopped_orphans) == 1
+    other.join(WAIT)
+    assert other.error is None, other.error
+    assert fired and "deadlock on attempt 1 of 4" in caplog.text
+    job = reload(job.id)
+    assert (job.status, job.unknown_count, job.pause_reason) == ("paused", 1, "other")
+    assert assert_consistent(job.id) == {"pending": 2, "unknown": 1}
+
+
+@mysql_only
+def test_cron_releasing_due_schedules_as_a_deadlock_victim_queues_each_once(app, raw_engine, caplog):
+    # One UPDATE moves both due jobs, locking them in id order; the other holds the second and asks for the first.
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from app.models import BroadcastJob
+    from app.repository.db_clock import db_utcnow
+    from app.services.broadcast import schedule
+
+    create_users(2)
+    now = db_utcnow()
+    first, second = (create_text_job(text=f"t{i}", send_at=now + timedelta(hours=1)) for i in range(2))
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id.in_((first.id, second.id)))
+                       .values(send_at=now - timedelta(seconds=1)))
+    db.session.commit()
+    others_update = f"UPDATE broadcast_jobs SET pause_reason = 'other' WHERE id = {first.id}"
+    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_jobs WHERE id = {second.id} FOR UPDATE"],
+                     others_update)
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    result = {}
+
+    def run() -> None:
+        with app.app_context():
+            result["n"] = schedule.start_due(engine_settings())
+
+    with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        with raw_engine.connect() as probe:  # our UPDATE holds the first job and waits for the second
+            _wait_until_blocked(probe, "UPDATE broadcast_jobs SET status%")
+        other.go.set()
+        other.join(WAIT)
+        worker.join(WAIT)
+    assert other.error is None, other.error
+    assert result == {"n": 2} and "deadlock on attempt 1 of 4" in caplog.text
+    assert [reload(j.id).status for j in (first, second)] == ["queued", "queued"]
+
+
+@mysql_only
+@pytest.mark.parametrize("statement", ["acquire_lease", "fence", "complete_if_done", "promote", "mark_missed"])
+def test_a_guarded_job_update_waits_for_a_row_holder_changing_the_status_instead_of_deadlocking(
+        app, raw_engine, statement):
+    # MariaDB's optimizer finds `id = ? AND status = ?` through the status index. Found that way, the
+    # UPDATE locks the job's status entry, then waits for the row; the row's holder (here: a pump pausing
+    # the job after its fence) then changes the status and asks for that entry: a deadlock. Found by the
+    # primary key (ROW_FIRST), the UPDATE holds nothing while it waits, and simply runs after.
+    from datetime import timedelta
+
+    from app.repository import broadcast_jobs as jobs_repo
+    from app.repository import broadcast_schedule
+    from app.repository.db_clock import db_utcnow
+
+    create_users(2)
+    job = create_text_job()
+    now = db_utcnow()
+    before_status = {"promote": "'queued', active_slot = NULL", "mark_missed": "'scheduled', active_slot = NULL"}
+    if statement in before_status:
+        db.session.execute(text(f"UPDATE broadcast_jobs SET status = {before_status[statement]}, "
+                                f"send_at = '{now - timedelta(hours=1)}' WHERE id = {job.id}"))
+    else:
+        assert jobs_repo.acquire_lease(job.id, "ours", now, 30)
+    db.session.commit()
+    runs = {
+        "acquire_lease": lambda: jobs_repo.acquire_lease(job.id, "ours", now, 30),
+        "fence": lambda: jobs_repo.fence(job.id, "ours", now, 30, require_running=True),
+        "complete_if_done": lambda: jobs_repo.complete_if_done(job.id, "ours", now),
+        "promote": lambda: jobs_repo.promote(job.id, now),
+        "mark_missed": lambda: broadcast_schedule.mark_missed(job.id, now, timedelta(minutes=1)),
+    }
+    # The other's status change makes ours match nothing once it runs after it.
+    others_update = f"UPDATE broadcast_jobs SET status = 'cancelled', active_slot = NULL WHERE id = {job.id}"
+    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_jobs WHERE id = {job.id} FOR UPDATE"], others_update)
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    result = {}
+
+    def run() -> None:
+        with app.app_context():
+            try:
+                result["matched"] = runs[statement]()
+                db.session.commit()
+            except Exception as exc:  # surfaced below
+                db.session.rollback()
+                result["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    with raw_engine.connect() as probe:
+        _wait_until_blocked(probe, "UPDATE broadcast_jobs%")
+    other.go.set()
+    other.join(WAIT)
+    worker.join(WAIT)
+    # A deadlock would have rolled one of the two back with an error (ours, the lighter, here).
+    assert other.error is None, other.error
+    assert "error" not in result, result["error"]
+    # It ran after the other's commit and saw the new status.
+    assert result["matched"] in (False, 0)

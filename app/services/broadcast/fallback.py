@@ -19,6 +19,7 @@ from app.extensions import db
 from app.models.pump_run import FALLBACK
 from app.repository import pump_runs as repo
 from app.repository.db_clock import db_utcnow
+from app.repository.deadlocks import in_transaction
 from app.services.broadcast import drain
 from app.services.broadcast.cron_watch import alert_if_late, cron_state, run_recorded
 from app.services.settings import load_settings
@@ -49,8 +50,8 @@ def drain_slice(*, client=None) -> list | None:
     if alert_if_late(settings, state, outbox=outbox, draining="cron_draining_traffic"):
         outbox.close(deadline=time.monotonic() + ALERT_FLUSH_SECONDS)
     token, now = uuid.uuid4().hex, db_utcnow()
-    taken = repo.take_slice(token, now, now + timedelta(seconds=FALLBACK_SLICE_SECONDS + SLICE_LEASE_MARGIN_SECONDS))
-    db.session.commit()
+    until = now + timedelta(seconds=FALLBACK_SLICE_SECONDS + SLICE_LEASE_MARGIN_SECONDS)
+    taken = in_transaction(lambda: repo.take_slice(token, now, until))
     if not taken:
         return []
     try:

@@ -408,13 +408,8 @@ def expire_stopped_orphans() -> int:
     db.session.commit()
     total = 0
     for job_id in job_ids:
-        try:
-            if jobs_repo.claim_dead_lease(job_id, now):
-                total += expire_orphans(job_id)
-            db.session.commit()
-        except Exception:
-            db.session.rollback()
-            raise
+        total += in_transaction(lambda job_id=job_id: expire_orphans(job_id)
+                                if jobs_repo.claim_dead_lease(job_id, now) else 0)
     return total
 
 

@@ -9,6 +9,7 @@ from datetime import datetime
 from app.extensions import db
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import DbClock
+from app.repository.deadlocks import in_transaction
 from app.services.broadcast import jobs as jobs_service
 from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
 
@@ -35,13 +36,14 @@ class Lease:
         return self.db_clock.now()
 
     def acquire(self) -> bool:
-        """Take the lease and turn a dead pump's in-flight items into unknown."""
-        if not jobs_repo.acquire_lease(self.job_id, self.token, self.now(), self.ttl):
-            db.session.commit()
-            return False
-        jobs_service.expire_orphans(self.job_id)
-        db.session.commit()
-        return True
+        """Take the lease and turn a dead pump's in-flight items into unknown (run again if a deadlock's victim)."""
+        def take() -> bool:
+            if not jobs_repo.acquire_lease(self.job_id, self.token, self.now(), self.ttl):
+                return False
+            jobs_service.expire_orphans(self.job_id)
+            return True
+
+        return in_transaction(take)
 
     def fence(self, *, require_running: bool) -> bool:
         """Renew our lease as the first statement of a write transaction."""

@@ -35,7 +35,7 @@ from app.models.broadcast import (
 )
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
-from app.repository.deadlocks import is_deadlock
+from app.repository.deadlocks import in_transaction, is_deadlock
 from app.services import audit
 from app.services.broadcast import breaker
 from app.services.broadcast import outcomes as oc
@@ -407,12 +407,7 @@ class Recorder:
 
     def idle_reason(self) -> Stop:
         """Nothing in flight and nothing to claim: complete the job if every item is final."""
-        try:
-            done = jobs_repo.complete_if_done(self.job_id, self.lease.token, self.lease.now())
-            db.session.commit()
-        except Exception:
-            db.session.rollback()
-            raise
+        done = in_transaction(lambda: jobs_repo.complete_if_done(self.job_id, self.lease.token, self.lease.now()))
         if done:
             log.info("job %s completed", self.job_id)
             # complete_if_done matched for this pump alone, so the summary goes out once.

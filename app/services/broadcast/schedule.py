@@ -19,6 +19,7 @@ from app.extensions import db
 from app.models.broadcast import SCHEDULED, BroadcastJob
 from app.repository import broadcast_schedule as repo
 from app.repository.db_clock import db_utcnow
+from app.repository.deadlocks import in_transaction
 from app.services import admins, audit
 from app.services.broadcast import jobs
 from app.services.broadcast.send_time import check_future, describe
@@ -36,8 +37,7 @@ def grace(settings: dict) -> timedelta:
 
 def start_due(settings: dict) -> int:
     """Queue every scheduled job whose time has come (not missed); return how many."""
-    n = repo.release_due(db_utcnow(), grace(settings))
-    db.session.commit()
+    n = in_transaction(lambda: repo.release_due(db_utcnow(), grace(settings)))
     if n:
         log.info("%s scheduled broadcast job(s) are due and queued", n)
     return n
@@ -57,9 +57,8 @@ def ask_about_missed(settings: dict, *, client=None) -> list[int]:
     asked = []
     for job_id in repo.missed_ids(now, grace(settings)):
         # Committed before the question goes out: of several cron processes, one asks.
-        if repo.mark_missed(job_id, now, grace(settings)):
+        if in_transaction(lambda job_id=job_id: repo.mark_missed(job_id, now, grace(settings))):
             asked.append(job_id)
-        db.session.commit()
     if asked:
         _send_questions(asked, settings, client)
     return asked
