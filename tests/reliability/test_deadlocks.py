@@ -65,6 +65,33 @@ class Opposite(threading.Thread):
             self.error = exc
 
 
+def _run_until_blocked_then_close(app, raw_engine, other: Opposite, call, blocked: str, join: float = WAIT) -> dict:
+    """Run call() in a thread (its own session) until it waits in `blocked`, then let the other close the cycle.
+
+    Return {"value": call's result} or {"error": what it raised}; the other transaction must have committed.
+    """
+    result = {}
+
+    def run() -> None:
+        with app.app_context():
+            try:
+                result["value"] = call()
+                db.session.commit()
+            except Exception as exc:  # the caller asserts on it
+                db.session.rollback()
+                result["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    with raw_engine.connect() as probe:
+        _wait_until_blocked(probe, blocked)
+    other.go.set()
+    other.join(WAIT)
+    worker.join(join)
+    assert other.error is None, other.error
+    return result
+
+
 def _updates_job(statement: str, column: str) -> bool:
     """Tell whether statement is an UPDATE of broadcast_jobs whose SET starts with column (index hint or not)."""
     return statement.startswith("UPDATE broadcast_jobs ") and f"SET {column}=" in statement.replace(" = ", "=")
@@ -209,24 +236,13 @@ def test_a_pump_step_chosen_as_a_deadlock_victim_runs_again_and_the_run_goes_on(
                      f"UPDATE broadcast_jobs SET not_before = NULL WHERE id = {job.id}")
     other.start()
     assert other.holding.wait(WAIT), other.error
-    result = {}
-
-    def run() -> None:
-        with app.app_context():
-            result["r"] = pump(job.id, 30, settings=settings)
-
     with caplog.at_level(logging.INFO, logger="app.services.broadcast.recorder"):
-        worker = threading.Thread(target=run, daemon=True)
-        worker.start()
-        with raw_engine.connect() as probe:
-            _wait_until_blocked(probe, "UPDATE broadcast_job_items SET status = 'sending'%")
-        other.go.set()
-        other.join(WAIT)
-        worker.join(30)
-    assert other.error is None, other.error
+        result = _run_until_blocked_then_close(app, raw_engine, other, lambda: pump(job.id, 30, settings=settings),
+                                               "UPDATE broadcast_job_items SET status = 'sending'%", join=30)
+    assert "error" not in result, result["error"]
     assert "deadlock while recording (try 1)" in caplog.text
     # The run did not stop at the deadlock: one pump sent every copy, once.
-    assert result["r"].stop == "done"
+    assert result["value"].stop == "done"
     counts = assert_consistent(job.id, simulator)
     assert counts == {"sent": len(ids)} and reload(job.id).status == "completed"
 
@@ -263,6 +279,26 @@ def _make_orphan(job_id: int) -> int:
     return item_id
 
 
+def _lose_to_the_orphans_holder(raw_engine, caplog, job_id: int, orphan: int, call):
+    """Run call() while another transaction holds the orphan's row and then asks for the job's; return its result.
+
+    call() first takes the job's row (its UPDATE setting lease_token), then asks for the orphan's row: the
+    cycle closes, our transaction is the victim and must run again once the other commits.
+    """
+    others_update = f"UPDATE broadcast_jobs SET pause_reason = 'other' WHERE id = {job_id}"
+    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_job_items WHERE id = {orphan} FOR UPDATE"],
+                     others_update)
+    other.start()
+    assert other.holding.wait(WAIT), other.error
+    fired, hook = _close_cycle_after("lease_token", other, others_update)
+    with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
+        result = _run_with_hook(hook, call)
+    other.join(WAIT)
+    assert other.error is None, other.error
+    assert fired and "deadlock on attempt 1 of 4" in caplog.text
+    return result
+
+
 @mysql_only
 def test_a_pumps_lease_taken_as_a_deadlock_victim_is_taken_again_and_the_orphan_counted_once(
         app, raw_engine, simulator, caplog):
@@ -272,17 +308,8 @@ def test_a_pumps_lease_taken_as_a_deadlock_victim_is_taken_again_and_the_orphan_
     settings = engine_settings(broadcast_rate_per_second=20)
     job = create_text_job(settings=settings)
     orphan = _make_orphan(job.id)
-    others_update = f"UPDATE broadcast_jobs SET pause_reason = 'other' WHERE id = {job.id}"
-    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_job_items WHERE id = {orphan} FOR UPDATE"],
-                     others_update)
-    other.start()
-    assert other.holding.wait(WAIT), other.error
-    fired, hook = _close_cycle_after("lease_token", other, others_update)
-    with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
-        result = _run_with_hook(hook, lambda: pump(job.id, 30, settings=settings))
-    other.join(WAIT)
-    assert other.error is None, other.error
-    assert fired and "deadlock on attempt 1 of 4" in caplog.text
+    result = _lose_to_the_orphans_holder(raw_engine, caplog, job.id, orphan,
+                                         lambda: pump(job.id, 30, settings=settings))
     assert (result.acquired, result.stop) == (True, "done")
     # The orphan became unknown once (not twice: the first run's +1 was rolled back); the others were sent.
     assert assert_consistent(job.id, simulator) == {"sent": 2, "unknown": 1}
@@ -296,17 +323,7 @@ def test_cron_expiring_a_stopped_jobs_orphans_as_a_deadlock_victim_counts_them_o
     job = create_text_job()
     orphan = _make_orphan(job.id)
     assert jobs.pause_job(job.id, actor="cli")
-    others_update = f"UPDATE broadcast_jobs SET pause_reason = 'other' WHERE id = {job.id}"
-    other = Opposite(raw_engine, [f"SELECT id FROM broadcast_job_items WHERE id = {orphan} FOR UPDATE"],
-                     others_update)
-    other.start()
-    assert other.holding.wait(WAIT), other.error
-    fired, hook = _close_cycle_after("lease_token", other, others_update)
-    with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
-        assert _run_with_hook(hook, jobs.expire_stopped_orphans) == 1
-    other.join(WAIT)
-    assert other.error is None, other.error
-    assert fired and "deadlock on attempt 1 of 4" in caplog.text
+    assert _lose_to_the_orphans_holder(raw_engine, caplog, job.id, orphan, jobs.expire_stopped_orphans) == 1
     job = reload(job.id)
     assert (job.status, job.unknown_count, job.pause_reason) == ("paused", 1, "other")
     assert assert_consistent(job.id) == {"pending": 2, "unknown": 1}
@@ -334,22 +351,11 @@ def test_cron_releasing_due_schedules_as_a_deadlock_victim_queues_each_once(app,
                      others_update)
     other.start()
     assert other.holding.wait(WAIT), other.error
-    result = {}
-
-    def run() -> None:
-        with app.app_context():
-            result["n"] = schedule.start_due(engine_settings())
-
     with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
-        worker = threading.Thread(target=run, daemon=True)
-        worker.start()
-        with raw_engine.connect() as probe:  # our UPDATE holds the first job and waits for the second
-            _wait_until_blocked(probe, "UPDATE broadcast_jobs SET status%")
-        other.go.set()
-        other.join(WAIT)
-        worker.join(WAIT)
-    assert other.error is None, other.error
-    assert result == {"n": 2} and "deadlock on attempt 1 of 4" in caplog.text
+        # Our UPDATE holds the first job and waits for the second.
+        result = _run_until_blocked_then_close(app, raw_engine, other, lambda: schedule.start_due(engine_settings()),
+                                               "UPDATE broadcast_jobs SET status%")
+    assert result == {"value": 2} and "deadlock on attempt 1 of 4" in caplog.text
     assert [reload(j.id).status for j in (first, second)] == ["queued", "queued"]
 
 
@@ -389,26 +395,8 @@ def test_a_guarded_job_update_waits_for_a_row_holder_changing_the_status_instead
     other = Opposite(raw_engine, [f"SELECT id FROM broadcast_jobs WHERE id = {job.id} FOR UPDATE"], others_update)
     other.start()
     assert other.holding.wait(WAIT), other.error
-    result = {}
-
-    def run() -> None:
-        with app.app_context():
-            try:
-                result["matched"] = runs[statement]()
-                db.session.commit()
-            except Exception as exc:  # surfaced below
-                db.session.rollback()
-                result["error"] = exc
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    with raw_engine.connect() as probe:
-        _wait_until_blocked(probe, "UPDATE broadcast_jobs%")
-    other.go.set()
-    other.join(WAIT)
-    worker.join(WAIT)
+    result = _run_until_blocked_then_close(app, raw_engine, other, runs[statement], "UPDATE broadcast_jobs%")
     # A deadlock would have rolled one of the two back with an error (ours, the lighter, here).
-    assert other.error is None, other.error
     assert "error" not in result, result["error"]
     # It ran after the other's commit and saw the new status.
-    assert result["matched"] in (False, 0)
+    assert result["value"] in (False, 0)
