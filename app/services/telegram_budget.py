@@ -378,15 +378,18 @@ class SharedChatPacer:
         return self.acquire_slot(chat_id, deadline, not_before) is not None
 
     def acquire_slot(self, chat_id: Hashable, deadline: float | None = None,
-                     not_before: float | None = None) -> float | None:
-        """As acquire(), returning the booked slot's monotonic time (None: nothing booked)."""
+                     not_before: float | None = None, margin: float = 0.0) -> float | None:
+        """As acquire(), returning the booked slot's monotonic time (None: nothing booked).
+
+        ``margin``: the chat's next message waits this much longer than its interval.
+        """
         if not isinstance(chat_id, int):
-            return self._local.acquire_slot(chat_id, deadline, not_before)
+            return self._local.acquire_slot(chat_id, deadline, not_before, margin)
         now = self._clock()
         limit = repo.NO_LIMIT_US / _US if deadline is None else deadline - now
         if limit < 0:
             return None
-        interval = self.interval_for(chat_id)
+        interval = self.interval_for(chat_id) + margin
         not_before_us = 0 if not_before is None else self._db_clock.to_us(not_before)
         booked = repo.reserve_chat(self._engine, chat_id, round(interval * _US), int(limit * _US), not_before_us)
         if booked is None:

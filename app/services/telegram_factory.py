@@ -27,14 +27,6 @@ FREE_RECHECK_SECONDS = 0.005
 FREE_MAX_LATENESS = 0.3
 # Telegram takes up to this many paid broadcast messages a second (allow_paid_broadcast).
 PAID_LIMIT = 1000
-# Telegram's limit for one private chat is about a message a second. Messages
-# booked exactly a second apart reach it closer together whenever the first one
-# is held up after its booking (a worker woken late on a busy host, network
-# jitter): the bot's private chats are spaced by this margin more, so a delay of
-# up to that much costs no per-chat 429. Only back-to-back messages to one chat
-# (an admin tapping fast, a user flooding) wait the extra quarter second.
-PRIVATE_CHAT_MARGIN = 0.25
-PRIVATE_CHAT_INTERVAL = 1.0 + PRIVATE_CHAT_MARGIN
 _lock = threading.Lock()
 _clients: dict[tuple, TelegramClient] = {}
 _shared: dict[tuple, SharedPacing] = {}
@@ -105,7 +97,7 @@ def _shared_pacing(token: str, cap: float, paid_rate: float) -> SharedPacing:
                               db_clock=clock, jitter=JitterGauge()),
             # The paid lane's margin is against Telegram's paid limit (1000/s), not its own rate + 1.
             SharedRateLimiter(engine, paid_rate, PAID, db_clock=clock, jitter=JitterGauge(), limit=PAID_LIMIT),
-            SharedChatPacer(engine, private_interval=PRIVATE_CHAT_INTERVAL, db_clock=clock),
+            SharedChatPacer(engine, db_clock=clock),
         )
     shared.free.set_rate(cap)
     shared.paid.set_rate(paid_rate)

@@ -30,6 +30,13 @@ LOW_PRIORITY_WAIT = 0.05
 LOW = "low"
 # A call sent this much later than its chat slot moves the chat's next slot along.
 CHAT_SLIP_SECONDS = 0.02
+# Telegram takes about a message a second in a private chat. A reply booked
+# exactly a second after the one before reaches the chat closer than that
+# whenever the earlier one is held up after its booking (a worker woken late on a
+# busy host, network jitter, the far side's queue): replies to one user's chat
+# are spaced this share of the interval more (a quarter second), so such a delay
+# costs no per-chat 429. Broadcasts write once to each recipient and keep the plain second.
+REPLY_CHAT_MARGIN = 0.25
 
 
 class TelegramClient(BotMethods):
@@ -156,7 +163,7 @@ class TelegramClient(BotMethods):
             if slipped and paced_chat is not None:
                 # The budget held this call past its chat slot (a busy bot, an album's
                 # span): it arrived by now, so the chat's next message waits a whole interval from here.
-                self.rebook_chat(paced_chat, self.clock())
+                self.rebook_chat(paced_chat, self.clock(), self._chat_margin(paced_chat, broadcast))
             self._note_call_time(self.clock() - started, method, broadcast)
             log.debug("%s chat=%s ok %.0fms", method, chat, self._ms_since(started))
             return result
@@ -226,7 +233,7 @@ class TelegramClient(BotMethods):
         """
         if chat is None or self.chat_pacer is None:
             return
-        interval = self.chat_pacer.interval_for(chat)
+        interval = self.chat_pacer.interval_for(chat) * (1 + self._chat_margin(chat, False))
         latest = self.chat_pacer.ready_at(chat) - interval  # the chat's latest booked slot (or a hold's end)
         if latest <= chat_slot + CHAT_SLIP_SECONDS:
             return  # still ours: the caller moves the chat's next slot along after the send
@@ -239,10 +246,23 @@ class TelegramClient(BotMethods):
         """Book a broadcast recipient's chat slot, not before ``not_before``, and sleep until it; RetryAfter if none."""
         self._take_chat("pace", chat, deadline, True, not_before)
 
-    def rebook_chat(self, chat: Any, at: float) -> None:
-        """Say a chat's booked message goes at ``at`` (later than booked): its next one waits a whole interval."""
+    def rebook_chat(self, chat: Any, at: float, margin: float = 0.0) -> None:
+        """Say a chat's booked message goes at ``at`` (later than booked): its next one waits a whole interval.
+
+        ``margin``: that interval's extra share (a reply's REPLY_CHAT_MARGIN).
+        """
         if self.chat_pacer is not None and chat is not None:
-            self.chat_pacer.block_until(chat, at + self.chat_pacer.interval_for(chat))
+            self.chat_pacer.block_until(chat, at + self.chat_pacer.interval_for(chat) * (1 + margin))
+
+    @staticmethod
+    def _chat_margin(chat: Any, broadcast: bool) -> float:
+        """Return the share of its interval a message to this chat adds: REPLY_CHAT_MARGIN for a reply to a user."""
+        return REPLY_CHAT_MARGIN if not broadcast and isinstance(chat, int) and chat > 0 else 0.0
+
+    def _chat_extra(self, chat: Any, broadcast: bool) -> float:
+        """Return the seconds a message to this chat holds it beyond its interval."""
+        margin = self._chat_margin(chat, broadcast)
+        return self.chat_pacer.interval_for(chat) * margin if margin else 0.0
 
     def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
                    not_before: float | None = None, max_wait: float | None = None) -> float | None:
@@ -255,8 +275,7 @@ class TelegramClient(BotMethods):
         soon = None if max_wait is None else self.clock() + max_wait
         capped = soon is not None and (deadline is None or soon < deadline)
         limit = soon if capped else deadline
-        slot = (self.chat_pacer.acquire_slot(chat, limit) if not_before is None
-                else self.chat_pacer.acquire_slot(chat, limit, not_before))
+        slot = self.chat_pacer.acquire_slot(chat, limit, not_before, margin=self._chat_extra(chat, broadcast))
         if slot is None:
             wait = self.chat_pacer.ready_at(chat) - self.clock()
             if capped:

@@ -111,14 +111,17 @@ class ChatPacer:
         return self.acquire_slot(chat_id, deadline, not_before) is not None
 
     def acquire_slot(self, chat_id: Hashable, deadline: float | None = None,
-                     not_before: float | None = None) -> float | None:
-        """As acquire(), returning the booked slot's monotonic time (None: nothing booked)."""
+                     not_before: float | None = None, margin: float = 0.0) -> float | None:
+        """As acquire(), returning the booked slot's monotonic time (None: nothing booked).
+
+        ``margin``: the chat's next message waits this much longer than its interval.
+        """
         with self._lock:
             now = self._clock()
             slot = max(now, self._next.get(chat_id, _NEVER), _NEVER if not_before is None else not_before)
             if deadline is not None and slot > deadline:
                 return None
-            self._next[chat_id] = slot + self.interval_for(chat_id)
+            self._next[chat_id] = slot + self.interval_for(chat_id) + margin
             self._maybe_prune(now)
         delay = slot - now
         if delay > 0:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.telegram.client import TelegramClient
+from app.telegram.client import REPLY_CHAT_MARGIN, TelegramClient
 from app.telegram.errors import ChatBusy, RetryAfter
 from app.telegram.pacing import ChatPacer
 from tests.telegram.fakes import FakeClock
@@ -67,8 +67,8 @@ def test_a_held_reply_nobody_followed_goes_out_and_moves_the_chats_next_slot(stu
     with client:
         assert client.send_message(CHAT, "hi", chat_wait=0.5) is True
     assert [method for method, _ in stub.requests] == ["sendMessage"]
-    # Sent HELD late, so the chat's next message waits a whole second from the send, not from the slot.
-    assert client.chat_pacer.ready_at(CHAT) == pytest.approx(clock() + 1.0, abs=0.01)
+    # Sent HELD late, so the chat's next message waits a whole second (and a reply's margin) from the send.
+    assert client.chat_pacer.ready_at(CHAT) == pytest.approx(clock() + 1.0 + REPLY_CHAT_MARGIN, abs=0.01)
 
 
 OVERSLEPT = 0.3  # how late the reply's thread wakes from its wait for the chat's slot (a busy machine)
@@ -104,4 +104,4 @@ def test_a_reply_that_woke_late_with_nobody_after_it_goes_out_and_moves_the_next
     with client:
         assert client.send_message(CHAT, "hi", chat_wait=1.5) is True
     assert [method for method, _ in stub.requests] == ["sendMessage"]
-    assert pacer.ready_at(CHAT) == pytest.approx(clock() + 1.0, abs=0.01)
+    assert pacer.ready_at(CHAT) == pytest.approx(clock() + 1.0 + REPLY_CHAT_MARGIN, abs=0.01)

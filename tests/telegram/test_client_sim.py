@@ -4,7 +4,7 @@ import pytest
 
 from app.repository import telegram_budget as repo
 from app.services.telegram_budget import SharedRateLimiter
-from app.telegram.client import TelegramClient
+from app.telegram.client import REPLY_CHAT_MARGIN, TelegramClient
 from app.telegram.errors import (
     BadRequest,
     Forbidden,
@@ -207,7 +207,8 @@ def test_refused_chat_slot_raises_without_sending(simulator):
     first = tg.send_message(5, "first")
     with pytest.raises(RetryAfter) as caught:
         tg.send_message(5, "second", deadline=tg.clock() + 0.2)
-    assert 0.5 < caught.value.retry_after <= 1.0
+    # A reply holds a user's chat a second and REPLY_CHAT_MARGIN of it.
+    assert 0.5 < caught.value.retry_after <= 1.0 + REPLY_CHAT_MARGIN
     assert calls(simulator, "sendMessage") == 1
     # Deletes are not message-producing, so the chat's pacing does not hold them back.
     assert tg.delete_message(5, first["message_id"], deadline=tg.clock()) is True

@@ -21,7 +21,7 @@ def test_progress_edits_coalesce_and_the_final_send_replaces_the_message(simulat
     try:
         for percent in range(10, 101, 10):
             outbox.edit(ADMIN, message_id, f"{percent}%")
-            time.sleep(0.02)
+            time.sleep(0.04)  # the edits outlast the chat's interval (0.2 s and a reply's margin)
         final = outbox.send(ADMIN, "Broadcast finished", replace_message_id=message_id)
         assert final.result(timeout=10)["text"] == "Broadcast finished"
     finally:

@@ -265,8 +265,11 @@ class Pump:
                     in_flight[pool.submit(call)] = (claim.item_id, claim.user_id)
                 more = self.can_dispatch(recorder)
                 if not in_flight and not more:
-                    if self.stop is None:
-                        self.stop = recorder.idle_reason() if recorder.drained else Stop.BUDGET
+                    if self.stop is None and recorder.drained:
+                        self.stop = recorder.idle_reason()
+                        if self.stop is None:
+                            continue  # a pending item was found behind the cursor: send it now
+                    self.stop = self.stop or Stop.BUDGET
                     break
                 if len(in_flight) >= window or not more:
                     self.lease.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)

@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 # A step MySQL rolled back as a deadlock's victim runs again at once, up to this many tries in all,
 # the n-th waiting n times the backoff: the other transaction is short and has commit to do.
 DEADLOCK_ATTEMPTS = 3
+# How often one run reads its pending items again from the start before it stops 'incomplete'.
+IDLE_RESCANS = 3
 DEADLOCK_BACKOFF_SECONDS = 0.02
 
 
@@ -132,6 +134,7 @@ class Recorder:
         self.plans: list[Plan] = []
         self.db_error: SQLAlchemyError | None = None
         self._halted = False  # the current step's fence found the job stopped
+        self.rescans_when_idle = 0
 
     def step(self, done: list, want: int, in_flight: int, stop: Stop | None = None) -> StepResult:
         """Record finished sends and mark up to `want` new items in flight, in one transaction.
@@ -405,15 +408,39 @@ class Recorder:
         """True when every pending item seen has been dispatched and none are left."""
         return self.exhausted and not self.queue
 
-    def idle_reason(self) -> Stop:
-        """Nothing in flight and nothing to claim: complete the job if every item is final."""
+    def idle_reason(self) -> Stop | None:
+        """Nothing in flight and nothing to claim: complete the job if every item is final.
+
+        None: a pending item turned up on a fresh read from the job's start, so the run goes on.
+        """
         done = in_transaction(lambda: jobs_repo.complete_if_done(self.job_id, self.lease.token, self.lease.now()))
         if done:
             log.info("job %s completed", self.job_id)
             # complete_if_done matched for this pump alone, so the summary goes out once.
             self._best_effort(lambda: self.notifier.finished(self.job_id))
             return Stop.DONE
+        if self._pending_behind_the_cursor():
+            return None
         return Stop.INCOMPLETE
+
+    def _pending_behind_the_cursor(self) -> bool:
+        """Read the pending items again from the job's start; True if one is there (a few times per run at most).
+
+        The cursor reads forward from the last claimed id and rewinds when a send
+        comes back; a pending item it passed by any other way would otherwise wait
+        for the next cron call while this run still had time to send it.
+        """
+        if self.rescans_when_idle >= IDLE_RESCANS:
+            return False
+        self.rescans_when_idle += 1
+        self.queue.clear()
+        self.last_id, self.exhausted = 0, False
+        self._fill(1)
+        db.session.commit()
+        if self.queue:
+            log.warning("job %s: pending item %s found behind the claim cursor; sending it in this run",
+                        self.job_id, self.queue[0].item_id)
+        return bool(self.queue)
 
     def finish(self, stop: Stop | None) -> None:
         """Leave the progress message showing where the job stands (the pump stopped for `stop`)."""
