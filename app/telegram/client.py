@@ -163,7 +163,7 @@ class TelegramClient(BotMethods):
             if slipped and paced_chat is not None:
                 # The budget held this call past its chat slot (a busy bot, an album's
                 # span): it arrived by now, so the chat's next message waits a whole interval from here.
-                self.rebook_chat(paced_chat, self.clock(), self._chat_margin(paced_chat, broadcast))
+                self.rebook_chat(paced_chat, self.clock(), self._chat_extra(paced_chat, broadcast))
             self._note_call_time(self.clock() - started, method, broadcast)
             log.debug("%s chat=%s ok %.0fms", method, chat, self._ms_since(started))
             return result
@@ -233,7 +233,7 @@ class TelegramClient(BotMethods):
         """
         if chat is None or self.chat_pacer is None:
             return
-        interval = self.chat_pacer.interval_for(chat) * (1 + self._chat_margin(chat, False))
+        interval = self.chat_pacer.interval_for(chat) + self._chat_extra(chat, False)
         latest = self.chat_pacer.ready_at(chat) - interval  # the chat's latest booked slot (or a hold's end)
         if latest <= chat_slot + CHAT_SLIP_SECONDS:
             return  # still ours: the caller moves the chat's next slot along after the send
@@ -246,23 +246,19 @@ class TelegramClient(BotMethods):
         """Book a broadcast recipient's chat slot, not before ``not_before``, and sleep until it; RetryAfter if none."""
         self._take_chat("pace", chat, deadline, True, not_before)
 
-    def rebook_chat(self, chat: Any, at: float, margin: float = 0.0) -> None:
+    def rebook_chat(self, chat: Any, at: float, extra: float = 0.0) -> None:
         """Say a chat's booked message goes at ``at`` (later than booked): its next one waits a whole interval.
 
-        ``margin``: that interval's extra share (a reply's REPLY_CHAT_MARGIN).
+        ``extra``: seconds beyond the interval (a reply's margin, _chat_extra).
         """
         if self.chat_pacer is not None and chat is not None:
-            self.chat_pacer.block_until(chat, at + self.chat_pacer.interval_for(chat) * (1 + margin))
-
-    @staticmethod
-    def _chat_margin(chat: Any, broadcast: bool) -> float:
-        """Return the share of its interval a message to this chat adds: REPLY_CHAT_MARGIN for a reply to a user."""
-        return REPLY_CHAT_MARGIN if not broadcast and isinstance(chat, int) and chat > 0 else 0.0
+            self.chat_pacer.block_until(chat, at + self.chat_pacer.interval_for(chat) + extra)
 
     def _chat_extra(self, chat: Any, broadcast: bool) -> float:
-        """Return the seconds a message to this chat holds it beyond its interval."""
-        margin = self._chat_margin(chat, broadcast)
-        return self.chat_pacer.interval_for(chat) * margin if margin else 0.0
+        """Seconds a message holds its chat past the interval (a reply to a user: REPLY_CHAT_MARGIN of it)."""
+        if broadcast or not (isinstance(chat, int) and chat > 0):
+            return 0.0
+        return self.chat_pacer.interval_for(chat) * REPLY_CHAT_MARGIN
 
     def _take_chat(self, method: str, chat: Any, deadline: float | None, broadcast: bool,
                    not_before: float | None = None, max_wait: float | None = None) -> float | None:

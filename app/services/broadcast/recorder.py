@@ -51,9 +51,9 @@ log = logging.getLogger(__name__)
 # A step MySQL rolled back as a deadlock's victim runs again at once, up to this many tries in all,
 # the n-th waiting n times the backoff: the other transaction is short and has commit to do.
 DEADLOCK_ATTEMPTS = 3
+DEADLOCK_BACKOFF_SECONDS = 0.02
 # How often one run reads its pending items again from the start before it stops 'incomplete'.
 IDLE_RESCANS = 3
-DEADLOCK_BACKOFF_SECONDS = 0.02
 
 
 class Claim(NamedTuple):
@@ -336,9 +336,12 @@ class Recorder:
     def _rescan(self, back: list[int]) -> None:
         """Read again from the first item that went back to pending (a send held back by a 429 elsewhere)."""
         if back:
-            self.queue.clear()
-            self.last_id = min(self.last_id, min(back) - 1)
-            self.exhausted = False
+            self._rewind(min(self.last_id, min(back) - 1))
+
+    def _rewind(self, last_id: int) -> None:
+        """Drop the queue and read on from just after last_id."""
+        self.queue.clear()
+        self.last_id, self.exhausted = last_id, False
 
     def _fill(self, need: int) -> None:
         """Read the next pending items (in id order) until the queue holds `need` or none are left."""
@@ -433,8 +436,7 @@ class Recorder:
         if self.rescans_when_idle >= IDLE_RESCANS:
             return False
         self.rescans_when_idle += 1
-        self.queue.clear()
-        self.last_id, self.exhausted = 0, False
+        self._rewind(0)
         self._fill(1)
         db.session.commit()
         if self.queue:
