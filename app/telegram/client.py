@@ -256,7 +256,7 @@ class TelegramClient(BotMethods):
 
     def _chat_extra(self, chat: Any, broadcast: bool) -> float:
         """Seconds a message holds its chat past the interval (a reply to a user: REPLY_CHAT_MARGIN of it)."""
-        if broadcast or not (isinstance(chat, int) and chat > 0):
+        if self.chat_pacer is None or broadcast or not (isinstance(chat, int) and chat > 0):
             return 0.0
         return self.chat_pacer.interval_for(chat) * REPLY_CHAT_MARGIN
 
