@@ -51,6 +51,9 @@ DEFS: dict[str, SettingDef] = {
         SettingDef("webhook_pump_seconds", int, 3, 1, 20, "Budget of each of those pumps"),
         SettingDef("telegram_connect_timeout", float, 1.5, 0.5, 10, "Seconds to connect to Telegram"),
         SettingDef("telegram_read_timeout", float, 3.0, 1, 30, "Seconds to wait for Telegram's answer"),
+        # A copy whose answer is given up on is 'unknown' with no message id: no unsend or edit can reach it.
+        SettingDef("telegram_send_read_timeout", float, 20.0, 1, 60,
+                   "Seconds a broadcast copy waits for Telegram's answer (its message id) before it is unknown"),
         SettingDef("broadcast_paid_enabled", bool, False, None, None,
                    "Send with allow_paid_broadcast (0.1 Star/message)"),
         SettingDef("broadcast_optout_button", bool, False, None, None,

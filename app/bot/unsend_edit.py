@@ -216,5 +216,7 @@ def _create(ctx: BotContext, kind: str, draft: dict) -> None:
         return
     new_id, total = job.id, job.total_count
     ctx.end_transaction()
-    ctx.reply(f"act_started_{kind}", id=new_id, source=job_id, total=total)
+    unknown = actions.unreachable(job_id)
+    note = ctx.text("act_unreachable", n=unknown) if unknown else ""
+    ctx.send(ctx.text(f"act_started_{kind}", id=new_id, source=job_id, total=total) + note)
     runner.run_interactive(new_id, settings=ctx.settings, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang)

@@ -22,7 +22,16 @@ def unsend_cmd(job_id: int) -> None:
         job = actions.unsend_job(job_id, actor=audit.ACTOR_CLI, lang="en", settings=load_settings())
     except actions.NotActionable as exc:
         raise CommandError(str(exc)) from None
+    _note_unreachable(job_id)
     click.echo(job.id)
+
+
+def _note_unreachable(job_id: int) -> None:
+    """Say on stderr how many copies the action cannot reach, and why (stdout keeps the job id alone)."""
+    unknown = actions.unreachable(job_id)
+    if unknown:
+        click.echo(f"note: {unknown} copies of job {job_id} are unknown: Telegram's answer for them was lost, so "
+                   f"there is no message id to act on; if they arrived, they stay as they are", err=True)
 
 
 @broadcast_group.command("edit")
@@ -53,4 +62,5 @@ def edit_cmd(job_id: int, text: str | None, variants: tuple) -> None:
         raise CommandError(f"--variant: {exc}", exit_code=2) from None
     except ValueError as exc:
         raise CommandError(f"--text: {exc}" if not variants else str(exc), exit_code=2) from None
+    _note_unreachable(job_id)
     click.echo(job.id)

@@ -320,6 +320,19 @@ def in_flight(job_ids: list[int]) -> int:
                               .where(I.job_id.in_(job_ids), I.status == SENDING)).scalar_one()
 
 
+def unknown_since(job_ids: list[int], since: datetime) -> tuple[int, datetime | None]:
+    """Return (items of job_ids settled unknown at or after since, the newest one's settling time)."""
+    row = db.session.execute(select(func.count(), func.max(I.sent_at))
+                             .where(I.job_id.in_(job_ids), I.status == UNKNOWN, I.sent_at >= since)).one()
+    return row[0], row[1]
+
+
+def count_unknown(job_ids: list[int]) -> int:
+    """Count the items of job_ids whose outcome is unknown (their answer was lost)."""
+    return db.session.execute(select(func.count()).select_from(I)
+                              .where(I.job_id.in_(job_ids), I.status == UNKNOWN)).scalar_one()
+
+
 def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple]:
     """Like next_pending_named, with each item's copy: (item id, user id, message id, part ids, first name, language).
 
@@ -378,24 +391,28 @@ def set_done(ids: list[int], now: datetime) -> int:
 
 
 def set_sent(sent: list[tuple[int, int | None]], now: datetime,
-             parts: dict[int, Iterable[int]] | None = None) -> int:
+             parts: dict[int, Iterable[int]] | None = None, settled_since: datetime | None = None) -> int:
     """sending -> sent, each item with its own message id (an album: its parts' ids too), in one UPDATE.
 
     One statement per batch however wide the window (an executemany would be
     one round trip per item on PyMySQL): a CASE on the id per column, written
     as the driver's SQL (see _run_listed). The status guard makes a replay of
     the same plan change nothing, so counters move by the rows really changed.
+    settled_since: a late answer instead; unknown -> sent for items settled
+    unknown at or after it (a pump that lost its lease heard back after all).
     """
     if not sent:
         return 0
+    guard, guard_values = ("status = ?", (SENDING,)) if settled_since is None else (
+        "status = ? AND sent_at >= ?", (UNKNOWN, settled_since))
     known = [f"WHEN {int(item_id)} THEN {int(message_id)}" for item_id, message_id in sent if message_id is not None]
     message_id = f"CASE id {' '.join(known)} ELSE NULL END" if known else "NULL"
     albums = [(int(item_id), json.dumps(list(part_ids))) for item_id, part_ids in (parts or {}).items()]
     message_ids = f"CASE id {' '.join(f'WHEN {i} THEN ?' for i, _ in albums)} ELSE NULL END" if albums else "NULL"
     ids = _id_list(item_id for item_id, _ in sent)
     return _run_listed(f"UPDATE {TABLE} SET status = ?, error = NULL, sent_at = ?, message_id = {message_id}, "
-                       f"message_ids = {message_ids} WHERE id IN ({ids}) AND status = ?",
-                       SENT, now, *(part_ids for _, part_ids in albums), SENDING)
+                       f"message_ids = {message_ids} WHERE id IN ({ids}) AND {guard}",
+                       SENT, now, *(part_ids for _, part_ids in albums), *guard_values)
 
 
 def set_final(ids: list[int], status: str, now: datetime, error: str | None = None) -> int:
@@ -403,8 +420,8 @@ def set_final(ids: list[int], status: str, now: datetime, error: str | None = No
     if not ids:
         return 0
     values = {"status": status, "error": fit(I.error, error or None)}
-    if status == SENT:
-        values["sent_at"] = now
+    if status in (SENT, UNKNOWN):
+        values["sent_at"] = now  # unknown: when its answer was given up (a copy may still land after)
     stmt = update(I).where(I.id.in_(ids), I.status == SENDING).values(**values)
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
@@ -417,15 +434,17 @@ def reopen_failed(ids: list[int]) -> int:
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 
 
-def expire_orphans(job_id: int, redo: bool = False) -> int:
-    """sending -> unknown for items a dead pump left in flight; never re-sent.
+def expire_orphans(job_id: int, redo: bool = False, now: datetime | None = None) -> int:
+    """sending -> unknown for items a dead pump left in flight, settled at now; never re-sent.
 
     Called by the new lease holder: any item still 'sending' belongs to a pump
     whose lease expired, and its request may or may not have reached Telegram.
+    Its sent_at is when it was settled: a copy may still land a while after
+    (app.services.broadcast.actions.LANDING_WINDOW).
     redo (action jobs): a delete or an edit is safe to repeat, so they go back to pending.
     """
     values = {"status": PENDING, "error": None} if redo else {
-        "status": UNKNOWN, "error": "outcome unknown: the pump sending it stopped"}
+        "status": UNKNOWN, "error": "outcome unknown: the pump sending it stopped", "sent_at": now}
     stmt = update(I).where(I.job_id == job_id, I.status == SENDING).values(**values)
     return db.session.execute(stmt.execution_options(synchronize_session=False)).rowcount
 

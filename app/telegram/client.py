@@ -98,7 +98,8 @@ class TelegramClient(BotMethods):
              slot_taken: bool = False, chat_taken: bool = False,
              may_retry: Callable[[], bool] | None = None,
              hard_deadline: bool = False, priority: str | None = None,
-             files: dict[str, Upload] | None = None, chat_wait: float | None = None) -> Any:
+             files: dict[str, Upload] | None = None, chat_wait: float | None = None,
+             read_timeout: float | None = None) -> Any:
         """Call ``method`` and return its ``result``, retrying only when it is safe.
 
         ``slot_taken``: the caller already took this call's broadcast rate slot
@@ -117,6 +118,8 @@ class TelegramClient(BotMethods):
         ``chat_wait``: take the chat's slot only if it is free within this
         many seconds, else raise ChatBusy having booked nothing (a reply
         must not hold its web worker for a chat that is writing faster than 1/s).
+        ``read_timeout``: each attempt's wait for the answer (a broadcast send
+        waits longer than a reply: an answer given up on is a copy without its message id).
         """
         payload = _payload(params)
         if retry_unknown is None:
@@ -143,7 +146,7 @@ class TelegramClient(BotMethods):
                 if files:
                     result = self._transport.post_files(method, payload, files, timeout_cap=cap)
                 else:
-                    result = self._transport.post(method, payload, timeout_cap=cap)
+                    result = self._transport.post(method, payload, timeout_cap=cap, read_timeout=read_timeout)
             except TelegramError as exc:
                 self._log_failure(method, chat, exc, started)
                 if isinstance(exc, RetryAfter):

@@ -111,11 +111,12 @@ class Transport:
         self._host = None
 
     def post(self, method: str, payload: dict[str, Any], *,
-             timeout_cap: float | None = None) -> Any:
+             timeout_cap: float | None = None, read_timeout: float | None = None) -> Any:
         """Send one request; return ``result`` or raise a TelegramError subclass.
 
         ``timeout_cap``: seconds the whole attempt (connect, then waiting for
         the answer) may take at most, on top of the usual per-phase timeouts.
+        ``read_timeout``: this request's wait for its answer, instead of the usual one.
         """
         if self._bad_url:
             raise NetworkError(method, "invalid base URL")
@@ -123,7 +124,7 @@ class Transport:
         if body is None:
             # Nothing left; retrying cannot help.
             raise TelegramError(method, "parameters are not JSON-serialisable")
-        return self._send(method, body, HEADERS, timeout_cap)
+        return self._send(method, body, HEADERS, timeout_cap, read_timeout)
 
     def post_files(self, method: str, payload: dict[str, Any], files: dict[str, multipart.Upload], *,
                    timeout_cap: float | None = None) -> Any:
@@ -137,19 +138,21 @@ class Transport:
         headers = {"Content-Type": content_type, "Content-Length": str(length), "Accept": "application/json"}
         return self._send(method, body, headers, timeout_cap)
 
-    def _send(self, method: str, body: Any, headers: dict[str, str], timeout_cap: float | None) -> Any:
+    def _send(self, method: str, body: Any, headers: dict[str, str], timeout_cap: float | None,
+              read_timeout: float | None = None) -> Any:
         """POST one body and map the answer; failures never carry the URL (it holds the token)."""
         error: TelegramError | None = None
+        timeout = self._timeout_for(timeout_cap, read_timeout)
         try:
             if self._direct:
                 # What PoolManager.urlopen does for this one host, without parsing
                 # the URL and looking its pool up again on every request.
                 response = self._host_pool().urlopen("POST", self._path + method, body=body, headers=headers,
-                                                     timeout=self._timeout_for(timeout_cap), retries=NO_RETRIES,
+                                                     timeout=timeout, retries=NO_RETRIES,
                                                      redirect=False, assert_same_host=False, preload_content=True)
             else:
                 response = self._pool.urlopen("POST", self._prefix + method, body=body, headers=headers,
-                                              timeout=self._timeout_for(timeout_cap), retries=NO_RETRIES,
+                                              timeout=timeout, retries=NO_RETRIES,
                                               redirect=False, preload_content=True)
         except _FAILURES as exc:
             # urllib3's exceptions may quote the URL, token included: build our
@@ -207,11 +210,14 @@ class Transport:
             return False
         return True
 
-    def _timeout_for(self, cap: float | None) -> Timeout:
+    def _timeout_for(self, cap: float | None, read: float | None = None) -> Timeout:
         """Return the attempt's timeouts; with a cap, urllib3 counts connect and read together."""
-        if cap is None:
+        if cap is None and read is None:
             return self._timeout
-        return Timeout(connect=min(self._connect, cap), read=min(self._read, cap), total=cap)
+        read = self._read if read is None else read
+        if cap is None:
+            return Timeout(connect=self._connect, read=read)
+        return Timeout(connect=min(self._connect, cap), read=min(read, cap), total=cap)
 
     def _parse(self, method: str, status: int, body: bytes) -> Any:
         """Turn an HTTP response into ``result`` or the matching exception."""

@@ -68,6 +68,15 @@ TEXTS: dict[str, dict[str, str]] = {
                       "en": "Job #{job} is already editing this broadcast; wait for it or cancel it first."},
     "act_in_flight": {"fa": "⏳ {n} نسخه از ارسال #{id} هنوز در راه است؛ چند ثانیه دیگر دوباره امتحان کنید.",
                       "en": "⏳ {n} copies of broadcast #{id} are still on their way; try again in a few seconds."},
+    "act_landing": {"fa": "⏳ پاسخ تلگرام برای {n} نسخه از ارسال #{id} نرسید و ممکن است هنوز برسند؛ "
+                          "{s} ثانیه‌ی دیگر دوباره امتحان کنید.",
+                    "en": "⏳ Telegram's answer for {n} copies of broadcast #{id} never came and they may still "
+                          "arrive; try again in {s} s."},
+    "act_unreachable": {"fa": "\n⚠️ {n} نسخه نامعلوم است: پاسخ تلگرام برای آن‌ها گم شد، پس ربات نمی‌داند رسیده‌اند "
+                              "یا نه و شناسه‌ی پیامشان را ندارد؛ این نسخه‌ها اگر رسیده باشند دست‌نخورده می‌مانند.",
+                        "en": "\n⚠️ {n} copies are unknown: Telegram's answer for them was lost, so the bot does not "
+                              "know whether they arrived and has no message id for them; if they did arrive, they "
+                              "stay as they are."},
     "act_all_deleted": {"fa": "همه‌ی نسخه‌های ارسال #{id} قبلاً حذف شده‌اند (کار #{job}).",
                         "en": "Every copy of broadcast #{id} was already deleted (job #{job})."},
     "act_started_unsend": {"fa": "🗑 حذف ارسال #{source} از {total} گفتگو آغاز شد (کار #{id}).",

@@ -104,7 +104,7 @@ class _Transport:
     def __init__(self, clock: FakeClock, seconds: float):
         self.clock, self.seconds = clock, seconds
 
-    def post(self, method, payload, timeout_cap=None):
+    def post(self, method, payload, timeout_cap=None, read_timeout=None):
         self.clock.advance(self.seconds)
         return {"message_id": 1} if method.startswith("send") else True
 

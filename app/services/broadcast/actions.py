@@ -10,14 +10,16 @@ older than Telegram's 48 hours.
 
 An action covers the broadcast and its retries (app.services.broadcast.lineage),
 and starts only once all of them have ended, none has a send still in flight
-(a cancel lets those finish; their copies must be there to act on), and no
-other unsend or edit of the chain is open: one action at a time. Copies an
+(a cancel lets those finish; their copies must be there to act on), none
+was given up on so lately that it may still land (app.services.broadcast.landing),
+and no other unsend or edit of the chain is open: one action at a time. Copies an
 earlier unsend deleted (or found gone) are left out, so nothing is deleted or
 edited twice.
 """
 from __future__ import annotations
 
 import logging
+import math
 from datetime import timedelta
 
 from app.extensions import db
@@ -35,7 +37,7 @@ from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast import jobs, lineage, text_rules
+from app.services.broadcast import jobs, landing, lineage, text_rules
 from app.services.broadcast import variants as variants_service
 
 log = logging.getLogger(__name__)
@@ -107,6 +109,14 @@ def check_source(source: BroadcastJob | None, kind: str, now=None) -> int:
     if flying:
         raise NotActionable(f"job {source.id} still has {flying} copies on their way (in flight); try again in a few "
                             f"seconds, once they are recorded", "act_in_flight", id=source.id, n=flying)
+    now = now or db_utcnow()
+    since = landing.open_since(now)
+    arriving, newest = items.unknown_since(scope, since)
+    if arriving:
+        wait = max(1, math.ceil((newest - since).total_seconds()))
+        raise NotActionable(f"job {source.id} gave up on Telegram's answer for {arriving} copies less than "
+                            f"{int(landing.LANDING_WINDOW.total_seconds())} s ago and they may still arrive; "
+                            f"try again in {wait} s", "act_landing", id=source.id, n=arriving, s=wait)
     deleted = [row[0] for row in jobs_repo.actions_on(above, KIND_UNSEND, open_only=False)]
     count, newest = items.sent_window(scope, deleted)
     if count == 0 and deleted:
@@ -115,7 +125,7 @@ def check_source(source: BroadcastJob | None, kind: str, now=None) -> int:
     if count == 0:
         raise NotActionable(f"job {source.id} has no delivered copy with a known message id", "act_nothing",
                             id=source.id)
-    if kind == KIND_UNSEND and newest is not None and newest < (now or db_utcnow()) - DELETE_WINDOW:
+    if kind == KIND_UNSEND and newest is not None and newest < now - DELETE_WINDOW:
         raise NotActionable(f"every copy of job {source.id} is older than 48 hours: Telegram no longer "
                             f"lets the bot delete them", "act_too_old", id=source.id)
     return count
@@ -126,6 +136,17 @@ def covered(source_id: int) -> tuple[list[int], list[int]]:
     scope = lineage.family(source_id)
     above = scope + lineage.ancestors(source_id)
     return scope, [row[0] for row in jobs_repo.actions_on(above, KIND_UNSEND, open_only=False)]
+
+
+def unreachable(source_id: int) -> int:
+    """Count the copies of a broadcast (its retries included) no action can reach: their answer was lost.
+
+    An unknown copy may have arrived, but without Telegram's answer the bot
+    never learnt its message id, and Telegram deletes or edits only by id.
+    """
+    n = items.count_unknown(lineage.family(source_id))
+    db.session.commit()
+    return n
 
 
 def copies_per_variant(job_id: int) -> dict[str | None, int]:
@@ -204,4 +225,5 @@ def _create(job_id: int, kind: str, text: str | None, actor: str | None, created
     return job
 
 
-__all__ = ["ACTION_KINDS", "NotActionable", "check_source", "edit_job", "edit_limit", "unsend_job"]
+__all__ = ["ACTION_KINDS", "NotActionable", "check_source", "edit_job", "edit_limit", "unreachable",
+           "unsend_job"]

@@ -380,8 +380,8 @@ def set_progress_message(job_id: int, chat_id: int, message_id: int) -> None:
     db.session.commit()
 
 
-def expire_orphans(job_id: int) -> int:
-    """Count items a dead pump left in flight as unknown (caller holds the job row and commits)."""
+def expire_orphans(job_id: int, now: datetime) -> int:
+    """Count items a dead pump left in flight as unknown, settled now (caller holds the job row and commits)."""
     job = db.session.get(BroadcastJob, job_id)
     if job is not None and job.kind in ACTION_KINDS:
         # A delete or an edit is safe to repeat: back to pending, done again by the next pump.
@@ -389,7 +389,7 @@ def expire_orphans(job_id: int) -> int:
         if n:
             log.warning("job %s: %s actions left in flight by a stopped pump go again", job_id, n)
         return n
-    n = items.expire_orphans(job_id)
+    n = items.expire_orphans(job_id, now=now)
     if n:
         jobs_repo.add_counts(job_id, unknown=n)
         log.warning("job %s: %s items left in flight by a stopped pump are now 'unknown'", job_id, n)
@@ -408,7 +408,7 @@ def expire_stopped_orphans() -> int:
     db.session.commit()
     total = 0
     for job_id in job_ids:
-        total += in_transaction(lambda job_id=job_id: expire_orphans(job_id)
+        total += in_transaction(lambda job_id=job_id: expire_orphans(job_id, now)
                                 if jobs_repo.claim_dead_lease(job_id, now) else 0)
     return total
 

@@ -14,6 +14,9 @@ from app.services.broadcast import jobs as jobs_service
 from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
 
 log = logging.getLogger(__name__)
+# A send starts only this far inside the lease's TTL since its last renewal: the database's
+# expiry counts from before the renewal's answer reached us.
+FRESH_MARGIN_SECONDS = 5
 
 
 class Lease:
@@ -38,9 +41,10 @@ class Lease:
     def acquire(self) -> bool:
         """Take the lease and turn a dead pump's in-flight items into unknown (run again if a deadlock's victim)."""
         def take() -> bool:
-            if not jobs_repo.acquire_lease(self.job_id, self.token, self.now(), self.ttl):
+            now = self.now()
+            if not jobs_repo.acquire_lease(self.job_id, self.token, now, self.ttl):
                 return False
-            jobs_service.expire_orphans(self.job_id)
+            jobs_service.expire_orphans(self.job_id, now)
             return True
 
         return in_transaction(take)
@@ -51,6 +55,15 @@ class Lease:
         if ok:
             self.renewed_at = self.clock()
         return ok
+
+    def fresh(self) -> bool:
+        """True while this process's last renewal surely still holds the lease (a margin short of its TTL).
+
+        Counted on this process's own clock: a process that stalled (stopped,
+        starved of CPU, its database unreachable) past it may have lost the
+        lease without yet knowing, so it starts no request.
+        """
+        return self.clock() - self.renewed_at < self.ttl - FRESH_MARGIN_SECONDS
 
     def keep(self) -> None:
         """Renew the lease if a heartbeat is due (while the pump's thread waits on sends or a 429)."""

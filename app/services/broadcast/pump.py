@@ -113,11 +113,18 @@ class Pump:
             ready = self.booker.wait_for(slot, user_id)
             if ready is None:
                 return HELD_BACK
+            if not self.lease.fresh():
+                # This process stalled past its lease: another pump or cron may already count this
+                # item unknown and an unsend read the ledger, so a copy sent now could never be reached.
+                log.warning("job %s: lease too old to send to %s (this process stalled); not sent", self.job_id,
+                            user_id)
+                return HELD_BACK
             if self.action:
                 return self.act(method, params, user_id, ready.chat_taken)
             result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
                                       retry_unknown=False, broadcast=True, slot_taken=True,
-                                      chat_taken=ready.chat_taken, may_retry=self.may_retry)
+                                      chat_taken=ready.chat_taken, may_retry=self.may_retry,
+                                      read_timeout=self.answer_wait())
             self.booker.after_answer(user_id, ready)
             return delivered(result)
         except Exception as exc:  # classify() maps every failure, bugs included
@@ -127,9 +134,22 @@ class Pump:
             # A personal copy Telegram finds too long is that recipient's name, not the bot's fault.
             return personal_failure(outcome) if self.personal else outcome
 
+    def answer_wait(self) -> float:
+        """Return how long a copy (or a delete, an edit) waits for its answer: the send timeout, cut to the run's end.
+
+        A copy given up on is 'unknown' with no message id, which no unsend or
+        edit can reach; a delete given up on is done again. Never below a
+        reply's wait; a run's last sends keep that, so the run still ends
+        about when it should.
+        """
+        reply_wait = self.settings["telegram_read_timeout"]
+        left = self.deadline - self.clock()
+        return max(reply_wait, min(self.settings["telegram_send_read_timeout"], left + reply_wait))
+
     def act(self, method: str, params: dict, user_id: int, chat_taken: bool):
         """Delete or edit one copy; an unknown outcome is retried (both are safe to repeat)."""
-        call = {"deadline": self.deadline, "retry_unknown": True, "broadcast": True, "may_retry": self.may_retry}
+        call = {"deadline": self.deadline, "retry_unknown": True, "broadcast": True, "may_retry": self.may_retry,
+                "read_timeout": self.answer_wait()}
         try:
             self.client.call(method, {"chat_id": user_id, **params}, slot_taken=True, chat_taken=chat_taken, **call)
         except Exception as exc:

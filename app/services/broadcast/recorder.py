@@ -37,7 +37,7 @@ from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.deadlocks import in_transaction, is_deadlock
 from app.services import audit
-from app.services.broadcast import breaker
+from app.services.broadcast import breaker, landing
 from app.services.broadcast import outcomes as oc
 from app.services.broadcast.greeting import is_personal
 from app.services.broadcast.lease import Lease
@@ -170,6 +170,7 @@ class Recorder:
                 db.session.rollback()
                 raise
         if isinstance(outcome, StepResult):  # the lease was lost: nothing was written
+            self._record_late_answers()
             return outcome
         batch, stop, halt = outcome
         self.db_error = None
@@ -205,6 +206,36 @@ class Recorder:
             self.queue.extendleft(reversed(batch))  # not claimed after all: the next try takes them again
             raise
         return batch, stop, self._halted
+
+    def _record_late_answers(self) -> int:
+        """The lease was lost: write the copies that answered onto items the new holder counted unknown; drop the rest.
+
+        Only while those items may still land (landing.late_answers_since), so
+        an unsend or edit accepted after that window misses none. An action's
+        items went back to pending for the new holder: nothing to write.
+        """
+        sent = [pair for plan in self.plans for pair in plan.sent]
+        parts = {item_id: ids for plan in self.plans for item_id, ids in plan.parts.items()}
+        self.plans = []
+        if self.action or not sent:
+            return 0
+
+        def write() -> int:
+            now = self.lease.now()
+            n = items.set_sent(sent, now, parts, settled_since=landing.late_answers_since(now))
+            if n:
+                jobs_repo.add_counts(self.job_id, sent=n, unknown=-n)
+            return n
+
+        try:
+            n = in_transaction(write)
+        except SQLAlchemyError:
+            log.warning("job %s: could not record %s late answers; they stay unknown", self.job_id, len(sent),
+                        exc_info=True)
+            return 0
+        log.warning("job %s: lease lost; %s of %s copies that answered after all are recorded sent", self.job_id,
+                    n, len(sent))
+        return n
 
     def heartbeat(self) -> Stop | None:
         """Renew the lease in a transaction of its own (nothing else to write while sends wait); LEASE_LOST if lost."""

@@ -1,0 +1,106 @@
+"""An unsend taken right after a cancel, while copies are still on the wire: none of them survives.
+
+The operator's scenario: a 200-user broadcast whose sends take about 3 s on
+the wire, pumped by its own `flask broadcast pump` process; seven seconds in,
+a second process runs `flask broadcast unsend` back to back, and half a
+second later a third cancels the broadcast. Whenever the unsend is accepted,
+it must end with no recipient holding the broadcast: copies that exist when
+it completes and copies that land later.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from app.models.broadcast import COMPLETED, KIND_UNSEND
+from app.services.broadcast.drain import pump
+from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
+from tests.reliability.helpers import (
+    assert_logs_clean,
+    process_env,
+    record,
+    spawn_flask,
+    stop_process,
+    use_settings,
+)
+
+USERS = 200
+LATENCY_MS = 3000
+JITTER_MS = 200
+UNSEND_AFTER = 7.0
+CANCEL_AFTER = 0.5
+
+
+def run_cli(args: list[str], env: dict, log_path) -> tuple[int, str]:
+    """Run one `flask --app wsgi ARGS` to its end; return its exit code and its output."""
+    child = spawn_flask(args, env, log_path)
+    try:
+        code = child.wait(60)
+    finally:
+        stop_process(child)
+    return code, log_path.read_text(errors="replace")
+
+
+def unsend_until_accepted(source: int, env: dict, tmp_path, accepted: list, refusals: list, stop) -> None:
+    """Run `flask broadcast unsend SOURCE` every 0.1 s until one is accepted; keep its job id and the refusals."""
+    attempt = 0
+    while not stop.is_set():
+        attempt += 1
+        code, out = run_cli(["broadcast", "unsend", str(source)], env, tmp_path / f"unsend{attempt}.log")
+        if code == 0:
+            accepted.append(int(out.strip().splitlines()[-1]))
+            return
+        refusals.append(out.strip().splitlines()[-1] if out.strip() else f"exit {code}")
+        time.sleep(0.1)
+
+
+def holders(simulator) -> set[int]:
+    """Return the recipients who still hold a bot message (the broadcast's copy)."""
+    return {m["chat_id"] for m in simulator.bot_messages() if m["chat_id"] >= BASE_ID}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_an_unsend_accepted_around_a_cancel_leaves_no_copy_even_of_those_on_the_wire(
+        app, simulator, database_url, tmp_path, figures):
+    users = set(create_users(USERS))
+    settings = use_settings(broadcast_rate_per_second=28)
+    simulator.configure(latency_ms=LATENCY_MS, latency_jitter_ms=JITTER_MS, seed=20261203)
+    source = create_text_job(settings=settings).id
+    env = process_env(database_url, simulator)
+    started = time.monotonic()
+    sender = spawn_flask(["broadcast", "pump", "--job", str(source), "--seconds", "25"], env,
+                         tmp_path / "pump.log")
+    accepted, refusals, stop = [], [], threading.Event()
+    try:
+        time.sleep(UNSEND_AFTER)
+        unsender = threading.Thread(target=unsend_until_accepted,
+                                    args=(source, env, tmp_path, accepted, refusals, stop), daemon=True)
+        unsender.start()
+        time.sleep(CANCEL_AFTER)
+        code, out = run_cli(["broadcast", "cancel", str(source)], env, tmp_path / "cancel.log")
+        assert code == 0, out
+        unsender.join(120)
+        stop.set()
+        assert accepted, f"the unsend was never accepted: {refusals[-3:]}"
+        sender.wait(60)
+    finally:
+        stop.set()
+        stop_process(sender)
+    action = accepted[0]
+    while reload(action).status != COMPLETED:
+        assert pump(action, 30, settings=settings).stop in ("done", "budget", "incomplete"), reload(action).status
+    # Let anything still on its way land: the latency is 3.2 s at most.
+    time.sleep((LATENCY_MS + JITTER_MS) / 1000 + 1)
+    left = holders(simulator) & users
+    delivered = {d["chat_id"] for d in simulator.deliveries("sendMessage") if d["chat_id"] >= BASE_ID}
+    job = reload(action)
+    assert job.kind == KIND_UNSEND
+    assert not left, (f"{len(left)} of the {len(delivered)} recipients who received the broadcast still hold it; "
+                      f"the unsend job: sent {job.sent_count}, gone {job.gone_count}, failed {job.failed_count}")
+    assert assert_logs_clean(tmp_path) >= 3
+    record(figures, "unsend_race", users=USERS, delivered=len(delivered), refusals=len(refusals),
+           deleted=job.sent_count, total_seconds=round(time.monotonic() - started, 1),
+           first_refusal=refusals[0] if refusals else None)
