@@ -1,10 +1,13 @@
 """'🔁 Send again' from a job's view or summary: a retry is a broadcast, so it goes through a pre-send screen.
 
-The screen shows the message as users will get it, whom it reaches (failed,
-not sent because of a cancel or a pause, unknown when asked), how many, how
-long, the options the broadcast had and, for a paid one, the Stars cost and
-the balance. Its buttons carry a fresh preview id (admin_states step
-"retry:preview"), so a Confirm under an older screen never acts; Confirm has an
+The screen shows the message as users will get it (each language version
+under its label), whom it reaches (failed, not sent because of a cancel or a
+pause, unknown when asked), how many, how long, the options the broadcast had
+and, for a paid one, the Stars cost and the balance. Like the wizard's screen
+it waits for the reply flush that sends the preview and appears only under a
+delivered one: a preview that failed gets a refusal with Try again and Abort,
+never a Confirm under nothing. Its buttons carry a fresh preview id (admin_states
+step "retry:preview"), so a Confirm under an older screen never acts; Confirm has an
 id of its own, so the Abort's id (shown under a screen that refused) never confirms. A paid
 retry asks a second time, under yet another id, and the balance is read
 again at that last Confirm. The paid flag is the one the screen showed: if
@@ -13,6 +16,7 @@ the setting changed since, the Confirm is refused and a new screen shown.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 
 from app.bot import presend
 from app.bot.broadcast_wizard import send_preview
@@ -22,7 +26,7 @@ from app.bot.context import BotContext
 from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, current_draft
 from app.models.broadcast import CANCELLED, CONTENT_ALBUM, CONTENT_TEXT, KIND_SEND, PAUSED
 from app.services import admins, audit
-from app.services.broadcast import jobs, retry, runner
+from app.services.broadcast import jobs, retry, runner, variants
 from app.services.broadcast.draft import Draft
 from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
 from app.texts import t
@@ -59,18 +63,23 @@ def _screen(ctx: BotContext, job_id: int, include_unknown: bool, answered: bool 
     admins.set_state(ctx.user_id, STEP_RETRY, draft)
     if not answered:
         ctx.answer()
-    send_preview(ctx, _as_draft(job))
+    preview = send_preview(ctx, _as_draft(job))
     body = _text(ctx, job, reach, draft)
+    # After commit, so after the reply flush that sends the preview: its outcome is known then.
+    ctx.after_commit(lambda: _render(ctx, draft, body, preview))
+
+
+def _render(ctx: BotContext, draft: dict, body: str, preview: Future | tuple[Future, ...]) -> None:
+    """Show the screen once every preview was delivered (paid: with the balance read now); else refuse."""
+    if not presend.delivered(preview):
+        ctx.reply("retry_preview_failed", _again_keyboard(ctx.lang, draft))
+        return
     if not draft["paid"]:
         ctx.send(body + ctx.text("wiz_ask_send"), _keyboard(ctx.lang, draft, "btn_confirm"))
         return
-
-    def with_balance() -> None:
-        line, enough = presend.paid_lines(ctx, count)
-        markup = _keyboard(ctx.lang, draft, "btn_confirm" if enough else None)
-        ctx.send(body + line + (ctx.text("wiz_ask_send") if enough else ""), markup)
-
-    ctx.after_commit(with_balance)
+    line, enough = presend.paid_lines(ctx, draft["count"])
+    markup = _keyboard(ctx.lang, draft, "btn_confirm" if enough else None)
+    ctx.send(body + line + (ctx.text("wiz_ask_send") if enough else ""), markup)
 
 
 def _refusal(job, include_unknown: bool) -> str | None:
@@ -100,7 +109,8 @@ def _as_draft(job) -> Draft:
         content = {"type": "text", "text": job.text}
     else:
         content = {"type": "copy", "from_chat_id": job.from_chat_id, "message_id": job.source_message_id}
-    return Draft(content=content, button_text=job.button_text, button_url=job.button_url)
+    return Draft(content=content, button_text=job.button_text, button_url=job.button_url,
+                 variants=variants.of(job) or None)
 
 
 def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:
@@ -134,6 +144,14 @@ def _keyboard(lang: str, draft: dict, confirm_key: str | None) -> dict:
            ] if confirm_key else []
     row.append({"text": t("btn_abort", lang), "callback_data": build("retry_no", token=draft[PREVIEW_ID])})
     return {"inline_keyboard": [row]}
+
+
+def _again_keyboard(lang: str, draft: dict) -> dict:
+    """Return Try again (the same retry button: a new preview, a new screen) and this screen's abort."""
+    action = "retry_unknown" if draft["include_unknown"] else "retry"
+    return {"inline_keyboard": [[
+        {"text": t("btn_retry_again", lang), "callback_data": build(action, draft["job_id"])},
+        {"text": t("btn_abort", lang), "callback_data": build("retry_no", token=draft[PREVIEW_ID])}]]}
 
 
 @button("r.ok", "retry_ok", draft=True)

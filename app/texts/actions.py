@@ -133,6 +133,14 @@ TEXTS: dict[str, dict[str, str]] = {
     "retry_who_unknown": {"fa": "❓ نامعلوم: {n}", "en": "❓ unknown: {n}"},
     "retry_paid_changed": {"fa": "⚠️ تنظیم ارسال پولی پس از این پیش‌نمایش تغییر کرده است؛ پیش‌نمایش تازه را ببینید.",
                            "en": "⚠️ The paid-broadcast setting changed after this preview; see the new one."},
+    # The retry screen's preview did not arrive: no screen, no Confirm; Try again sends a new preview.
+    "retry_preview_failed": {
+        "fa": "❌ پیش‌نمایش به دست شما نرسید، پس دکمه‌ی تأیید نمایش داده نمی‌شود و چیزی ارسال نشد (شاید پیام اصلی "
+              "پاک شده یا تلگرام لحظه‌ای شلوغ است). برای تلاش دوباره «🔁 تلاش دوباره» را بزنید.",
+        "en": "❌ The preview did not reach you, so there is no Confirm button and nothing was sent (the original "
+              "message may have been deleted, or Telegram is busy for a moment). Tap “🔁 Try again” to try once more.",
+    },
+    "btn_retry_again": {"fa": "🔁 تلاش دوباره", "en": "🔁 Try again"},
     "retry_balance_refused": {"fa": "❌ ارسال دوباره انجام نشد:\n{line}", "en": "❌ Nothing was sent again:\n{line}"},
     "cb_exporting": {"fa": "در حال ساخت فایل…", "en": "Preparing the file…"},
     "export_caption": {"fa": "📄 گزارش ارسال همگانی #{id}: {rows} ردیف", "en": "📄 Ledger of broadcast #{id}: {rows} rows"},
