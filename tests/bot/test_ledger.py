@@ -53,6 +53,10 @@ def test_retry_from_the_view_reaches_only_the_failed_and_the_summary_offers_it(c
     assert buttons(view) == [f"j.retry:{job_id}", f"j.retry_u:{job_id}", f"j.unsend:{job_id}", f"j.edit:{job_id}",
                              f"j.export:{job_id}", "j.list"]
     assert view["text"].endswith("\n\n" + t("retry_unknown_warning", n=1))
+    # The lost copy may still land: unsend is offered, and a tap says how long to wait.
+    press(client, simulator, "j.unsend", under=view)
+    waiting = last_answer(simulator)["text"]
+    assert waiting.startswith(t("act_landing", n=1, id=job_id, s=60).split("؛")[0]), waiting
 
     press(client, simulator, "j.retry", under=view)
     assert len(all_jobs()) == 1  # the retry's pre-send screen first

@@ -166,7 +166,7 @@ def test_a_send_answered_within_the_send_timeout_is_recorded_with_its_message_id
 def test_a_pump_whose_lease_may_have_run_out_on_its_own_clock_starts_no_request(app, simulator, monkeypatch):
     create_users(3)
     # A renewal is never fresh enough: as if this process had stalled past its lease after every one.
-    monkeypatch.setattr(lease_module, "FRESH_MARGIN_SECONDS", lease_module.LEASE_TTL_SECONDS)
+    monkeypatch.setattr(lease_module, "FRESH_SHARE", 0)
     settings = engine_settings()
     source = create_text_job(settings=settings).id
     pump(source, 2, settings=settings)

@@ -47,14 +47,17 @@ def test_a_stalled_pump_is_fenced_off_after_its_lease_expires(app, simulator):
     assert result.stop == "done"
     job = reload(job_id)
     assert (job.sent_count, job.unknown_count) == (27, 3), "the stalled pump's items became unknown, not re-sent"
-    # The stalled pump wakes up: its sends "succeed" but it may write nothing.
-    done = [(c.item_id, c.user_id, outcomes.OK) for c in in_flight]
+    chats = delivered(simulator)
+    assert not set(chats) & {c.user_id for c in in_flight}, "nobody re-sent the uncertain items"
+    # The stalled pump wakes up and its sends had succeeded: it claims nothing, and only turns the
+    # items the new holder counted unknown into sent (within the landing window), each once.
+    done = [(c.item_id, c.user_id, outcomes.delivered({"message_id": 7})) for c in in_flight]
     woke = recorder.step(done, 4, 0)
     assert woke.claimed == ()
     assert woke.stop == "lease_lost"
-    assert assert_consistent(job_id, simulator) == {"sent": 27, "unknown": 3}
-    chats = delivered(simulator)
-    assert not set(chats) & {c.user_id for c in in_flight}, "nobody re-sent the uncertain items"
+    assert recorder.step(done, 4, 0).claimed == ()  # the same answers again change nothing
+    assert assert_consistent(job_id) == {"sent": 30}
+    assert delivered(simulator) == chats, "the woken pump sent nothing"
 
 
 def start_child(job_id: int, simulator, log) -> subprocess.Popen:

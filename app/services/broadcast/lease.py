@@ -14,9 +14,9 @@ from app.services.broadcast import jobs as jobs_service
 from app.settings_schema import LEASE_HEARTBEAT_SECONDS, LEASE_TTL_SECONDS
 
 log = logging.getLogger(__name__)
-# A send starts only this far inside the lease's TTL since its last renewal: the database's
-# expiry counts from before the renewal's answer reached us.
-FRESH_MARGIN_SECONDS = 5
+# A send starts only within this share of the lease's TTL since its last renewal (25 s of 30):
+# the database's expiry counts from before the renewal's answer reached us.
+FRESH_SHARE = 5 / 6
 
 
 class Lease:
@@ -57,13 +57,13 @@ class Lease:
         return ok
 
     def fresh(self) -> bool:
-        """True while this process's last renewal surely still holds the lease (a margin short of its TTL).
+        """True while this process's last renewal surely still holds the lease (FRESH_SHARE of its TTL).
 
         Counted on this process's own clock: a process that stalled (stopped,
         starved of CPU, its database unreachable) past it may have lost the
         lease without yet knowing, so it starts no request.
         """
-        return self.clock() - self.renewed_at < self.ttl - FRESH_MARGIN_SECONDS
+        return self.clock() - self.renewed_at < self.ttl * FRESH_SHARE
 
     def keep(self) -> None:
         """Renew the lease if a heartbeat is due (while the pump's thread waits on sends or a 429)."""

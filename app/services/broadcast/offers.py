@@ -1,4 +1,4 @@
-"""What a job's view offers after sending: only the actions that would act now, by the checks the actions run."""
+"""What a job's view offers after sending: only the actions that would act now (or in seconds), by their own checks."""
 from __future__ import annotations
 
 from app.models.broadcast import CANCELLED, COMPLETED, KIND_EDIT, KIND_SEND, KIND_UNSEND, PAUSED, BroadcastJob
@@ -16,10 +16,15 @@ def offers(job: BroadcastJob) -> Offers:
     return Offers(**found, unsend=_accepted(job, KIND_UNSEND), edit=_accepted(job, KIND_EDIT))
 
 
+# Refusals that pass within seconds (copies still on their way, or answers that may still land):
+# the button stays, and a tap answers with how long to wait.
+WAIT_A_LITTLE = ("act_in_flight", "act_landing")
+
+
 def _accepted(job: BroadcastJob, kind: str) -> bool:
-    """Tell whether the action's own check would accept it now."""
+    """Tell whether the action's own check would accept it now, or within seconds."""
     try:
         actions.check_source(job, kind)
-    except actions.NotActionable:
-        return False
+    except actions.NotActionable as refused:
+        return refused.key in WAIT_A_LITTLE
     return True

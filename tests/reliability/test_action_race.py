@@ -1,11 +1,11 @@
-"""An unsend taken right after a cancel, while copies are still on the wire: none of them survives.
+"""An unsend or edit taken right after a cancel, while copies are still on the wire: none of them is missed.
 
 The operator's scenario: a 200-user broadcast whose sends take about 3 s on
 the wire, pumped by its own `flask broadcast pump` process; seven seconds in,
-a second process runs `flask broadcast unsend` back to back, and half a
-second later a third cancels the broadcast. Whenever the unsend is accepted,
-it must end with no recipient holding the broadcast: copies that exist when
-it completes and copies that land later.
+a second process runs `flask broadcast unsend` (or `edit`) back to back, and
+half a second later a third cancels the broadcast. Whenever the action is
+accepted, it must end with no recipient holding the original (unsend) or its
+old text (edit): copies that exist when it completes and copies that land later.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from app.models.broadcast import COMPLETED, KIND_UNSEND
+from app.models.broadcast import COMPLETED, KIND_EDIT, KIND_UNSEND
 from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 from tests.reliability.helpers import (
@@ -31,6 +31,7 @@ LATENCY_MS = 3000
 JITTER_MS = 200
 UNSEND_AFTER = 7.0
 CANCEL_AFTER = 0.5
+NEW_TEXT = "ویرایش شد ✏️"
 
 
 def run_cli(args: list[str], env: dict, log_path) -> tuple[int, str]:
@@ -43,12 +44,12 @@ def run_cli(args: list[str], env: dict, log_path) -> tuple[int, str]:
     return code, log_path.read_text(errors="replace")
 
 
-def unsend_until_accepted(source: int, env: dict, tmp_path, accepted: list, refusals: list, stop) -> None:
-    """Run `flask broadcast unsend SOURCE` every 0.1 s until one is accepted; keep its job id and the refusals."""
+def act_until_accepted(args: list[str], env: dict, tmp_path, accepted: list, refusals: list, stop) -> None:
+    """Run `flask broadcast ARGS` every 0.1 s until one is accepted; keep its job id and the refusals."""
     attempt = 0
     while not stop.is_set():
         attempt += 1
-        code, out = run_cli(["broadcast", "unsend", str(source)], env, tmp_path / f"unsend{attempt}.log")
+        code, out = run_cli(["broadcast", *args], env, tmp_path / f"{args[0]}{attempt}.log")
         if code == 0:
             accepted.append(int(out.strip().splitlines()[-1]))
             return
@@ -56,15 +57,17 @@ def unsend_until_accepted(source: int, env: dict, tmp_path, accepted: list, refu
         time.sleep(0.1)
 
 
-def holders(simulator) -> set[int]:
-    """Return the recipients who still hold a bot message (the broadcast's copy)."""
-    return {m["chat_id"] for m in simulator.bot_messages() if m["chat_id"] >= BASE_ID}
+def left_behind(simulator, kind: str) -> set[int]:
+    """Return the recipients the action missed: holding a copy (unsend), or a copy without the new text (edit)."""
+    return {m["chat_id"] for m in simulator.bot_messages()
+            if m["chat_id"] >= BASE_ID and (kind == KIND_UNSEND or m["text"] != NEW_TEXT)}
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(400)
-def test_an_unsend_accepted_around_a_cancel_leaves_no_copy_even_of_those_on_the_wire(
-        app, simulator, database_url, tmp_path, figures):
+@pytest.mark.parametrize("kind", [KIND_UNSEND, KIND_EDIT])
+def test_an_action_accepted_around_a_cancel_misses_no_copy_even_of_those_on_the_wire(
+        app, simulator, database_url, tmp_path, figures, kind):
     users = set(create_users(USERS))
     settings = use_settings(broadcast_rate_per_second=28)
     simulator.configure(latency_ms=LATENCY_MS, latency_jitter_ms=JITTER_MS, seed=20261203)
@@ -76,15 +79,16 @@ def test_an_unsend_accepted_around_a_cancel_leaves_no_copy_even_of_those_on_the_
     accepted, refusals, stop = [], [], threading.Event()
     try:
         time.sleep(UNSEND_AFTER)
-        unsender = threading.Thread(target=unsend_until_accepted,
-                                    args=(source, env, tmp_path, accepted, refusals, stop), daemon=True)
-        unsender.start()
+        args = [kind, str(source)] + (["--text", NEW_TEXT] if kind == KIND_EDIT else [])
+        actor = threading.Thread(target=act_until_accepted,
+                                    args=(args, env, tmp_path, accepted, refusals, stop), daemon=True)
+        actor.start()
         time.sleep(CANCEL_AFTER)
         code, out = run_cli(["broadcast", "cancel", str(source)], env, tmp_path / "cancel.log")
         assert code == 0, out
-        unsender.join(120)
+        actor.join(120)
         stop.set()
-        assert accepted, f"the unsend was never accepted: {refusals[-3:]}"
+        assert accepted, f"the {kind} was never accepted: {refusals[-3:]}"
         sender.wait(60)
     finally:
         stop.set()
@@ -94,13 +98,14 @@ def test_an_unsend_accepted_around_a_cancel_leaves_no_copy_even_of_those_on_the_
         assert pump(action, 30, settings=settings).stop in ("done", "budget", "incomplete"), reload(action).status
     # Let anything still on its way land: the latency is 3.2 s at most.
     time.sleep((LATENCY_MS + JITTER_MS) / 1000 + 1)
-    left = holders(simulator) & users
+    left = left_behind(simulator, kind) & users
     delivered = {d["chat_id"] for d in simulator.deliveries("sendMessage") if d["chat_id"] >= BASE_ID}
     job = reload(action)
-    assert job.kind == KIND_UNSEND
-    assert not left, (f"{len(left)} of the {len(delivered)} recipients who received the broadcast still hold it; "
-                      f"the unsend job: sent {job.sent_count}, gone {job.gone_count}, failed {job.failed_count}")
+    assert job.kind == kind and delivered
+    assert not left, (f"the {kind} missed {len(left)} of the {len(delivered)} recipients who received the broadcast; "
+                      f"its job: done {job.sent_count}, gone {job.gone_count}, failed {job.failed_count}")
+    assert job.sent_count == len(delivered)
     assert assert_logs_clean(tmp_path) >= 3
-    record(figures, "unsend_race", users=USERS, delivered=len(delivered), refusals=len(refusals),
+    record(figures, f"{kind}_race", users=USERS, delivered=len(delivered), refusals=len(refusals),
            deleted=job.sent_count, total_seconds=round(time.monotonic() - started, 1),
            first_refusal=refusals[0] if refusals else None)
