@@ -42,6 +42,7 @@ SERIAL_FILES = frozenset({
     "tests/telegram/test_shared_budget.py", "tests/telegram/test_shared_budget_api.py",
     "tests/telegram/test_transport_urllib3.py",
     "tests/reliability/test_budget_multiprocess.py", "tests/reliability/test_one_chat_burst.py",
+    "tests/reliability/test_late_outbox_exit.py",
     "tests/bot/test_busy_chat.py", "tests/bot/test_wizard_album_busy.py", "tests/bot/test_wizard_album_e2e.py",
     "tests/bot/test_wizard_e2e.py",
     "tests/broadcast/test_album_pump.py", "tests/broadcast/test_concurrency.py", "tests/broadcast/test_guarantees.py",

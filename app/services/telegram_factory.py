@@ -1,6 +1,8 @@
 """One Telegram client per process and configuration, shared by all threads."""
 from __future__ import annotations
 
+import atexit
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -27,10 +29,17 @@ FREE_RECHECK_SECONDS = 0.005
 FREE_MAX_LATENESS = 0.3
 # Telegram takes up to this many paid broadcast messages a second (allow_paid_broadcast).
 PAID_LIMIT = 1000
+# A process that exits (a gunicorn worker stopped or recycled, a Passenger
+# process stopped when idle) first sends what its late outbox holds, for at
+# most this long: a full chat (ADOPTED_PER_CHAT replies, 1.25 s apart) fits,
+# well inside gunicorn's graceful timeout (30 s by default, 60 s in deploy/systemd).
+LATE_EXIT_SECONDS = 10.0
+log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _clients: dict[tuple, TelegramClient] = {}
 _shared: dict[tuple, SharedPacing] = {}
 _late: dict[int, Outbox] = {}
+_exit_registered = False
 
 
 @dataclass
@@ -121,22 +130,51 @@ def new_outbox(client: TelegramClient, chat_wait: float | None = None) -> Outbox
 
 
 def late_outbox(client: TelegramClient) -> Outbox:
-    """Return this process's outbox for admins' replies a request could not wait for; its own thread sends them."""
+    """Return this process's outbox for admins' replies a request could not wait for; sent by its thread or at exit."""
     with _lock:
         outbox = _late.get(id(client))
         if outbox is None:
+            _register_exit_flush()
             outbox = _late[id(client)] = Outbox(client)
             outbox.start()
         return outbox
 
 
-def reset_clients() -> None:
-    """Close and forget every client (tests, and after a token rotation)."""
+def _register_exit_flush() -> None:
+    """Register flush_late_at_exit once, in the process that holds the replies (caller holds the lock).
+
+    atexit, not a non-daemon thread: the interpreter joins those before atexit
+    runs, and the late outbox's thread only stops when asked.
+    """
+    global _exit_registered
+    if not _exit_registered:
+        atexit.register(flush_late_at_exit)
+        _exit_registered = True
+
+
+def flush_late_at_exit() -> None:
+    """Send what the late outboxes hold before the process exits, within LATE_EXIT_SECONDS (atexit)."""
+    with _lock:
+        waiting = sum(outbox.pending() for outbox in _late.values())
+    if waiting:
+        log.info("process exiting: sending %d late replies first (at most %.0f s)", waiting, LATE_EXIT_SECONDS)
+    dropped = close_late(time.monotonic() + LATE_EXIT_SECONDS)
+    if dropped:
+        log.warning("process exiting: %d late replies did not fit %.0f s and were dropped",
+                    dropped, LATE_EXIT_SECONDS)
+
+
+def close_late(deadline: float) -> int:
+    """Close and forget the late outboxes after a flush bounded by deadline; return the replies dropped."""
     with _lock:
         late = list(_late.values())
         _late.clear()
-    for outbox in late:
-        outbox.close(deadline=time.monotonic())
+    return sum(outbox.close(deadline=deadline) for outbox in late)
+
+
+def reset_clients() -> None:
+    """Close and forget every client (tests, and after a token rotation)."""
+    close_late(time.monotonic())
     with _lock:
         for client in _clients.values():
             client.close()

@@ -164,8 +164,8 @@ class Outbox:
                                             daemon=True)
             self._worker.start()
 
-    def close(self, deadline: float | None = None) -> None:
-        """Stop the worker after a final flush bounded by deadline; fail what is left."""
+    def close(self, deadline: float | None = None) -> int:
+        """Stop the worker after a final flush bounded by deadline; fail what is left and return how many."""
         deadline = self._bound(deadline)
         with self._cond:
             self._stopping = True
@@ -181,6 +181,7 @@ class Outbox:
             self._replacing.clear()
         for op in leftovers:
             resolve(op.future, None)
+        return len(leftovers)
 
     def _queue_send(self, fn: str, args: dict[str, Any], key: Hashable,
                     replace: int | None) -> Future:

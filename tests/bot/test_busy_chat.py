@@ -2,11 +2,15 @@
 
 A user's reply whose chat's next slot is more than 0.5 s away (a reply to
 noise) is dropped; an admin's more than 1.5 s away is handed to the
-process's late outbox and arrives after the request has returned.
+process's late outbox and arrives after the request has returned, or
+before the process exits (tests/reliability/test_late_outbox_exit.py).
 """
 import threading
 import time
 
+from app.extensions import db
+from app.repository import telegram_budget as repo
+from app.repository.telegram_budget import budget_engine
 from app.services import telegram_factory
 from app.simulator.updates import message_update
 from app.texts import t
@@ -57,3 +61,36 @@ def test_an_admins_reply_to_a_chat_two_slots_busy_arrives_after_the_request(app,
         assert simulator.stats()["429_total"] == 0
     finally:
         telegram_factory.reset_clients()
+
+
+def book_chat_ahead(chat_id: int, seconds: float) -> None:
+    """Take the chat's slots for the next ``seconds``, as another process's message to it would."""
+    repo.reserve_chat(budget_engine(db.engine), chat_id, round(seconds * 1_000_000), 0)
+
+
+def defer_admin_reply(client, simulator, seconds: float) -> None:
+    """Have an admin's /cancel answered while their chat is booked ``seconds`` ahead: the reply goes late."""
+    book_chat_ahead(ADMIN_ID, seconds)
+    post_and_time(client, simulator, message_update(ADMIN_ID, "/cancel"))
+    assert texts_to(simulator, ADMIN_ID) == [], "the reply was not deferred"
+
+
+def test_an_exiting_process_sends_its_late_replies_before_it_goes(client, simulator):
+    telegram_factory.reset_clients()
+    defer_admin_reply(client, simulator, 2.5)
+    telegram_factory.flush_late_at_exit()  # what atexit runs when the worker exits
+    # Delivered by the time the hook returned, not by the outbox's thread later.
+    assert texts_to(simulator, ADMIN_ID) == [t("nothing_to_cancel")]
+    assert simulator.stats()["429_total"] == 0
+
+
+def test_the_exit_flush_gives_up_at_its_bound_and_says_so(client, simulator, monkeypatch, caplog):
+    telegram_factory.reset_clients()
+    monkeypatch.setattr(telegram_factory, "LATE_EXIT_SECONDS", 1.0)
+    defer_admin_reply(client, simulator, 30)
+    started = time.monotonic()
+    telegram_factory.flush_late_at_exit()
+    assert time.monotonic() - started < 2.5, "an exit waited past its bound"
+    assert "1 late replies did not fit" in caplog.text
+    time.sleep(0.5)
+    assert texts_to(simulator, ADMIN_ID) == []

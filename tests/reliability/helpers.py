@@ -57,12 +57,14 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def start_gunicorn(env: dict, log_path: Path, workers: int = 2, *, host: str = "127.0.0.1",
-                   app: str = "wsgi:app") -> tuple[subprocess.Popen, str]:
-    """Serve app with gunicorn (sync workers) on a loopback host; return the process and its base URL."""
+                   app: str = "wsgi:app", graceful_timeout: int = 5,
+                   extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+    """Serve app with gunicorn (sync workers; extra: more options) on loopback; return the process and its URL."""
     port = free_port(host)
     with open(log_path, "ab") as log:
         proc = forkserver.start([str(BIN / "gunicorn"), "--workers", str(workers), "--worker-class", "sync",
-                                 "--bind", f"{host}:{port}", "--timeout", "60", "--graceful-timeout", "5",
+                                 "--bind", f"{host}:{port}", "--timeout", "60",
+                                 "--graceful-timeout", str(graceful_timeout), *extra,
                                  app], module="gunicorn", cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 nice=BOT_NICENESS)
     base = f"http://{host}:{port}"
