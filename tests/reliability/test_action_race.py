@@ -9,21 +9,29 @@ old text (edit): copies that exist when it completes and copies that land later.
 """
 from __future__ import annotations
 
+import signal
 import threading
 import time
+from datetime import timedelta
 
 import pytest
+from sqlalchemy import update
 
-from app.models.broadcast import COMPLETED, KIND_EDIT, KIND_UNSEND
+from app.extensions import db
+from app.models import BroadcastJobItem
+from app.models.broadcast import COMPLETED, KIND_EDIT, KIND_UNSEND, SENDING, SENT, UNKNOWN
+from app.repository.db_clock import db_utcnow
 from app.services.broadcast.drain import pump
-from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
+from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, expire_lease, reload
 from tests.reliability.helpers import (
     assert_logs_clean,
+    item_ids,
     process_env,
     record,
     spawn_flask,
     stop_process,
     use_settings,
+    users_in,
 )
 
 USERS = 200
@@ -81,7 +89,7 @@ def test_an_action_accepted_around_a_cancel_misses_no_copy_even_of_those_on_the_
         time.sleep(UNSEND_AFTER)
         args = [kind, str(source)] + (["--text", NEW_TEXT] if kind == KIND_EDIT else [])
         actor = threading.Thread(target=act_until_accepted,
-                                    args=(args, env, tmp_path, accepted, refusals, stop), daemon=True)
+                                 args=(args, env, tmp_path, accepted, refusals, stop), daemon=True)
         actor.start()
         time.sleep(CANCEL_AFTER)
         code, out = run_cli(["broadcast", "cancel", str(source)], env, tmp_path / "cancel.log")
@@ -109,3 +117,56 @@ def test_an_action_accepted_around_a_cancel_misses_no_copy_even_of_those_on_the_
     record(figures, f"{kind}_race", users=USERS, delivered=len(delivered), refusals=len(refusals),
            deleted=job.sent_count, total_seconds=round(time.monotonic() - started, 1),
            first_refusal=refusals[0] if refusals else None)
+
+
+def age_unknown(job_id: int, seconds: float) -> None:
+    """Set the settling time of the job's unknown items that many seconds back, as if that time had passed."""
+    db.session.execute(update(BroadcastJobItem)
+                       .where(BroadcastJobItem.job_id == job_id, BroadcastJobItem.status == UNKNOWN)
+                       .values(sent_at=db_utcnow() - timedelta(seconds=seconds)))
+    db.session.commit()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_after_a_kill_9_the_unsend_waits_out_the_copies_on_the_wire_and_names_those_it_cannot_reach(
+        app, simulator, database_url, tmp_path, figures):
+    users = set(create_users(USERS))
+    settings = use_settings(broadcast_rate_per_second=28)
+    simulator.configure(latency_ms=LATENCY_MS, latency_jitter_ms=JITTER_MS, seed=20261204)
+    source = create_text_job(settings=settings).id
+    env = process_env(database_url, simulator)
+    sender = spawn_flask(["broadcast", "pump", "--job", str(source), "--seconds", "25"], env, tmp_path / "pump.log")
+    try:
+        time.sleep(UNSEND_AFTER)
+        sender.send_signal(signal.SIGKILL)  # mid-flight: its requests are on the wire
+        sender.wait(10)
+    finally:
+        stop_process(sender)
+    flying = item_ids(source, SENDING)
+    assert flying, "the kill found nothing in flight"
+    code, out = run_cli(["broadcast", "cancel", str(source)], env, tmp_path / "cancel.log")
+    assert code == 0, out
+    code, out = run_cli(["broadcast", "unsend", str(source)], env, tmp_path / "unsend1.log")
+    assert code != 0 and "on their way" in out, out  # the dead pump's lease still holds its items
+    expire_lease(source)  # as if its 30 s had passed
+    code, out = run_cli(["broadcast", "unsend", str(source)], env, tmp_path / "unsend2.log")
+    assert code != 0 and "may still arrive" in out, out  # settled unknown now: they may still land
+    unknown = users_in(source, UNKNOWN)
+    assert len(unknown) == len(flying)
+    time.sleep((LATENCY_MS + JITTER_MS) / 1000 + 1)  # every request the kill left has landed or never will
+    age_unknown(source, 61)
+    code, out = run_cli(["broadcast", "unsend", str(source)], env, tmp_path / "unsend3.log")
+    assert code == 0, out
+    assert f"note: {len(unknown)} copies of job {source} are unknown" in out
+    action = int(out.strip().splitlines()[-1])
+    while reload(action).status != COMPLETED:
+        pump(action, 30, settings=settings)
+    time.sleep((LATENCY_MS + JITTER_MS) / 1000 + 1)
+    left = left_behind(simulator, KIND_UNSEND) & users
+    # Every copy with a known message id is gone; what is left is only ever an unknown one, as the note said.
+    assert left <= unknown, left - unknown
+    assert reload(action).sent_count == len(users_in(source, SENT))
+    assert assert_logs_clean(tmp_path) >= 5
+    record(figures, "kill9_unsend_race", users=USERS, in_flight_at_kill=len(flying), unknown=len(unknown),
+           left_unknown_copies=len(left), deleted=reload(action).sent_count)
