@@ -10,8 +10,9 @@ Per trial and per benchmark, the two revisions run back to back, the first of
 the pair swapping every trial (A B, then B A, ...), so a change in the
 machine's load falls on both. Figures:
 
-  free msg/s at each latency   bench.throughput --senders engine (cap 29, progress edits on)
-  paid msg/s                   bench.paid (900/s configured, 64 in flight)
+  free msg/s at each latency   bench.throughput --senders engine (cap 29, progress edits on), with
+                               the statements per message (app engine + bot-wide budget)
+  paid msg/s                   bench.paid (900/s configured, 64 in flight), with its statements per message
   cron: items per tick         bench.cron_regime --ticks 1: one pump_all(cron_pump_seconds),
                                what /internal/pump and `flask broadcast pump` run by default
 
@@ -88,6 +89,10 @@ def free(tree: str, opts) -> dict:
     rates |= {f"free early calls at {row['latency_ms']:g} ms": row["early_calls"] for row in data["rows"]}
     rates |= {f"free lane spread ms at {row['latency_ms']:g} ms": row["spread_ms"] for row in data["rows"]
               if row.get("spread_ms") is not None}
+    # Every statement the engine ran per message delivered: the app engine's (claims, outcomes,
+    # counters, fences) and the bot-wide budget's (slots, holds, chats), commits not counted.
+    rates |= {f"free statements per msg at {row['latency_ms']:g} ms":
+              round(row.get("db_stmts_item", 0) + row.get("budget_stmts_item", 0), 2) for row in data["rows"]}
     return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
 
 
@@ -98,7 +103,9 @@ def paid(tree: str, opts) -> dict:
     row = run_bench(tree, "paid", ["--db", opts.db, "--users", str(opts.paid_users), *rate], result)["rows"][0]
     cpu = {"paid engine CPU ms per item": round(1000 * row["engine_cpu_s"] / max(row["sent"], 1), 3)} \
         if row.get("engine_cpu_s") is not None else {}
-    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu}
+    statements = {"paid statements per msg": round(row["db_statements_item"] + row.get("budget_stmts_item", 0), 3)} \
+        if "db_statements_item" in row else {}
+    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu, **statements}
 
 
 def cron(tree: str, opts) -> dict:

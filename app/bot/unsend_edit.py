@@ -182,10 +182,19 @@ def _preview(ctx: BotContext, source: BroadcastJob, text: str) -> None:
 
 
 def _ask(ctx: BotContext, step: str, draft: dict, key: str, yes_key: str, **values) -> None:
-    """Put the admin on a step with a fresh token and ask its question with yes / abort buttons."""
+    """Put the admin on a step with a fresh token and ask its question (with what it cannot reach), yes / abort."""
     token = new_token()
     admins.set_state(ctx.user_id, step, {**draft, TOKEN: token})
-    ctx.reply(key, keyboards.action_confirm(ctx.lang, token, yes_key), **values)
+    text = ctx.text(key, **values)
+    if step != STEP_UNSEND2:  # the first question of an unsend, and an edit's, say it before the admin agrees
+        text += _unreachable_note(ctx, draft["job_id"])
+    ctx.send(text, keyboards.action_confirm(ctx.lang, token, yes_key))
+
+
+def _unreachable_note(ctx: BotContext, job_id: int) -> str:
+    """Return the line naming the copies no action can reach (their answer was lost), or nothing."""
+    unknown = actions.unreachable(job_id)
+    return ctx.text("act_unreachable", n=unknown) if unknown else ""
 
 
 def _create(ctx: BotContext, kind: str, draft: dict) -> None:
@@ -216,7 +225,5 @@ def _create(ctx: BotContext, kind: str, draft: dict) -> None:
         return
     new_id, total = job.id, job.total_count
     ctx.end_transaction()
-    unknown = actions.unreachable(job_id)
-    note = ctx.text("act_unreachable", n=unknown) if unknown else ""
-    ctx.send(ctx.text(f"act_started_{kind}", id=new_id, source=job_id, total=total) + note)
+    ctx.send(ctx.text(f"act_started_{kind}", id=new_id, source=job_id, total=total) + _unreachable_note(ctx, job_id))
     runner.run_interactive(new_id, settings=ctx.settings, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang)

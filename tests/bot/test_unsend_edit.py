@@ -1,4 +1,6 @@
 """'🗑 Delete from everyone' (two confirmations) and '✏️ Edit everywhere' from a job's view, through the webhook."""
+import time
+
 import pytest
 
 from app.models.broadcast import KIND_EDIT, KIND_UNSEND
@@ -229,3 +231,28 @@ def test_a_personal_edit_shows_the_admin_their_own_name_and_allows_for_names(cli
     *_, sample, question = simulator.deliveries("sendMessage", ADMIN_ID)
     assert (sample["text"], sample["parse_mode"]) == ("مدیر " + "ب" * 4090, "HTML")
     assert question["text"] == t("edit_confirm_personal", id=job_id)
+
+
+def test_unsend_from_the_bot_names_the_copies_it_cannot_reach_before_and_after_the_yes(
+        client, simulator, monkeypatch):
+    from datetime import timedelta
+
+    from app.services.broadcast import landing
+
+    monkeypatch.setattr(landing, "LANDING_WINDOW", timedelta(seconds=1))
+    simulator.lose(USERS[0])  # delivered, answered 502: no message id
+    job_id = finished_job(simulator)
+    time.sleep(1.2)  # past the (shortened) window: the lost copy can no longer be recorded
+    tap(client, simulator, f"j.view:{job_id}")
+    view = view_of(simulator, job_id)
+    press(client, simulator, "j.unsend", under=view)
+    first = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
+    note = t("act_unreachable", n=1)
+    assert first["text"] == t("unsend_confirm1", id=job_id, total=2) + note
+    press(client, simulator, "a.yes", under=first)
+    second = simulator.deliveries("sendMessage", ADMIN_ID)[-1]
+    assert second["text"] == t("unsend_confirm2", id=job_id)
+    press(client, simulator, "a.yes", under=second)
+    [_, unsend] = all_jobs()
+    assert t("act_started_unsend", id=unsend.id, source=job_id, total=2) + note in texts_to(simulator)
+    assert set(left(simulator)) == {USERS[0]}  # the unknown copy did arrive, and nothing can reach it
