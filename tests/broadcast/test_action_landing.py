@@ -57,6 +57,17 @@ def orphan_while_on_the_wire(job_id: int) -> None:
     assert item_ids(job_id, UNKNOWN)
 
 
+def one_copy_orphaned_on_the_wire(app, simulator, latency_ms: int):
+    """Send one copy taking latency_ms from a pump thread and orphan it on the wire; return what the tests use."""
+    users = create_users(1)
+    settings = engine_settings(broadcast_concurrency=1)
+    simulator.configure(latency_ms=latency_ms)
+    source = create_text_job(settings=settings).id
+    thread, results = pump_in_thread(app, source, settings)
+    orphan_while_on_the_wire(source)
+    return users, source, settings, thread, results
+
+
 def refusal(job_id: int) -> actions.NotActionable:
     """Return the refusal of an unsend of job_id now (fails if it is accepted)."""
     with pytest.raises(actions.NotActionable) as refused:
@@ -73,12 +84,7 @@ def run_to_completion(job_id: int, settings: dict) -> None:
 
 
 def test_a_copy_that_answers_after_its_lease_was_lost_is_recorded_sent_and_the_unsend_deletes_it(app, simulator):
-    users = create_users(1)
-    settings = engine_settings(broadcast_concurrency=1)
-    simulator.configure(latency_ms=2000)
-    source = create_text_job(settings=settings).id
-    thread, results = pump_in_thread(app, source, settings)
-    orphan_while_on_the_wire(source)
+    users, source, settings, thread, results = one_copy_orphaned_on_the_wire(app, simulator, latency_ms=2000)
     # Its copy is still on its way: the unsend waits for it instead of reading a ledger without it.
     refused = refusal(source)
     assert refused.key == "act_landing" and refused.values["n"] == 1 and 50 <= refused.values["s"] <= 60
@@ -99,12 +105,7 @@ def test_an_answer_later_than_the_landing_window_stays_unknown_and_the_unsend_na
         app, simulator, monkeypatch, runner):
     # A 6 s window takes late answers for 1 s after the item was settled; this one answers 2.5 s after.
     monkeypatch.setattr(landing, "LANDING_WINDOW", landing.LATE_ANSWER_MARGIN + landing.timedelta(seconds=1))
-    users = create_users(1)
-    settings = engine_settings(broadcast_concurrency=1)
-    simulator.configure(latency_ms=2500)
-    source = create_text_job(settings=settings).id
-    thread, _ = pump_in_thread(app, source, settings)
-    orphan_while_on_the_wire(source)
+    users, source, _, thread, _ = one_copy_orphaned_on_the_wire(app, simulator, latency_ms=2500)
     assert refusal(source).key == "act_landing"
     thread.join(30)
     assert holders(simulator) == set(users)
