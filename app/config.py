@@ -19,6 +19,12 @@ MYSQL_POOL_RECYCLE_SECONDS = 280
 # An unreachable MySQL fails the request (503, Telegram retries) within this long,
 # instead of holding a web worker for the operating system's minutes-long TCP timeout.
 MYSQL_CONNECT_TIMEOUT_SECONDS = 10
+# Shared hosts cap each user's connections (max_user_connections): a process keeps one
+# connection per engine (the app's, the Telegram budget's), so a deployment needs
+# 2 x its processes. Threads of one process take turns on that connection; one waits
+# at most this long for it (longer than a connection wait at the limit, db_setup).
+POOL_TIMEOUT_SECONDS = 30
+ONE_CONNECTION = {"pool_size": 1, "max_overflow": 0, "pool_timeout": POOL_TIMEOUT_SECONDS}
 # Telegram's largest updates (a 4096-character text with its entities) are tens of KB:
 # a bigger body is not an update; it is refused (413) unread past the limit. Env: WEBHOOK_MAX_BODY_BYTES.
 DEFAULT_WEBHOOK_MAX_BODY_BYTES = 1_000_000
@@ -125,13 +131,16 @@ def engine_options(url: str) -> dict:
     if url.startswith("mysql") or url.startswith("mariadb"):
         # A connection the server dropped is replaced before use, not raised.
         return {
+            **ONE_CONNECTION,
             "pool_pre_ping": True,
             "pool_recycle": MYSQL_POOL_RECYCLE_SECONDS,
             "isolation_level": "READ COMMITTED",
             "connect_args": {"charset": "utf8mb4", "connect_timeout": MYSQL_CONNECT_TIMEOUT_SECONDS},
         }
     if url.startswith("sqlite"):
-        return {"connect_args": {"timeout": SQLITE_BUSY_SECONDS, "check_same_thread": False}}
+        options = {"connect_args": {"timeout": SQLITE_BUSY_SECONDS, "check_same_thread": False}}
+        # An in-memory database is one connection already (a static pool, which takes no size).
+        return options if make_url(url).database in (None, "", ":memory:") else {**ONE_CONNECTION, **options}
     return {"pool_pre_ping": True}
 
 

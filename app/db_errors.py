@@ -14,6 +14,7 @@ OUTDATED_SCHEMA = "schema out of date"
 CANNOT_OPEN = "cannot open the SQLite file"
 READ_ONLY = "read-only"
 BUSY = "busy"
+TOO_MANY_CONNECTIONS = "too many connections"
 UNAVAILABLE = "unavailable"
 
 UPGRADE = "run `flask --app wsgi db upgrade`"
@@ -28,6 +29,9 @@ FIXES = {
     CANNOT_OPEN: "check that the folder in DATABASE_URL exists and the app's user may write to it",
     READ_ONLY: "let the app's user write to the SQLite file and its folder",
     BUSY: "another connection held a lock too long; this passes by itself (Telegram and cron retry)",
+    TOO_MANY_CONNECTIONS: "the database user's connection limit (max_user_connections) is reached: each process "
+                          "of the bot holds 2 (Passenger processes x 2, plus 2 for cron's pump); raise the limit "
+                          "or lower Passenger's process count (see docs/DEPLOY_CPANEL.md, Connections)",
     UNAVAILABLE: "check DATABASE_URL and that the database server is running, then retry",
 }
 # MySQL/MariaDB error numbers (server 1xxx, client 2xxx).
@@ -39,6 +43,7 @@ MYSQL_KINDS = {
     1146: MISSING_TABLES,
     1054: OUTDATED_SCHEMA,
     1205: BUSY, 1213: BUSY,
+    1040: TOO_MANY_CONNECTIONS, 1203: TOO_MANY_CONNECTIONS, 1226: TOO_MANY_CONNECTIONS,
 }
 SQLITE_KINDS = (
     ("no such table", MISSING_TABLES),

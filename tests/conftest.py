@@ -108,14 +108,22 @@ def upgrade(url: str) -> None:
         db.engine.dispose()
 
 
+# A test process plays several processes at once on one app engine (a pump in a
+# thread beside the test's own session, a second connection holding a lock): it
+# gets SQLAlchemy's default pool. A real process keeps engine_options' one
+# connection per engine (tests/reliability/test_connections.py runs pumps so).
+TEST_POOL = {"pool_size": 5, "max_overflow": 10}
+
+
 def app_config(url: str, api_base: str) -> dict:
     """Return the app config used by tests."""
     from app.config import engine_options
 
+    options = engine_options(url)
     return {
         "TESTING": True,
         "SQLALCHEMY_DATABASE_URI": url,
-        "SQLALCHEMY_ENGINE_OPTIONS": engine_options(url),
+        "SQLALCHEMY_ENGINE_OPTIONS": {**options, **TEST_POOL} if "pool_size" in options else options,
         "TELEGRAM_BOT_TOKEN": TOKEN,
         "TELEGRAM_API_BASE_URL": api_base,
         "WEBHOOK_SECRET": WEBHOOK_SECRET,

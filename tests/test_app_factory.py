@@ -108,6 +108,8 @@ def test_mysql_engine_options_suit_shared_hosting():
     opts = engine_options("mysql+pymysql://u:p@localhost/db?charset=utf8mb4")
     assert opts["pool_pre_ping"] is True
     assert opts["pool_recycle"] < 300, "below shared hosts' short wait_timeout"
+    # One connection per engine: a host's max_user_connections counts every process's.
+    assert (opts["pool_size"], opts["max_overflow"]) == (1, 0)
     assert opts["connect_args"]["charset"] == "utf8mb4"
     assert load_config("/x", {"DATABASE_URL": "mysql://u@h/d"})["SQLALCHEMY_DATABASE_URI"].startswith("mysql+pymysql://")
 

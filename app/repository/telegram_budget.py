@@ -33,10 +33,10 @@ _NOW = {
 }
 NO_LIMIT_US = 10 ** 13  # ~116 days: "wait as long as it takes"
 _US = 1_000_000  # microseconds per second
-# Each statement holds its connection for one round trip, so few are open at
-# once; when dozens of send threads book together, connections beyond the
-# pool's 5 open (and close on return) rather than threads queuing for one.
-POOL_OVERFLOW = 30
+# One connection per process (engine_options: pool_size 1, no overflow): each
+# statement holds it for one round trip and no caller holds it while waiting
+# for anything else, so the send threads take turns on it instead of opening
+# more (a shared host's max_user_connections counts every one).
 _ENGINES: dict[str, Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 
@@ -81,7 +81,7 @@ def budget_engine(source: Engine | str) -> Engine:
     with _ENGINES_LOCK:
         if key not in _ENGINES:
             options = dict(engine_options(key), isolation_level="AUTOCOMMIT", skip_autocommit_rollback=True,
-                           pool_pre_ping=False, max_overflow=POOL_OVERFLOW)
+                           pool_pre_ping=False)
             _ENGINES[key] = create_engine(url, **options)
         return _ENGINES[key]
 

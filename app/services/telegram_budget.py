@@ -390,11 +390,17 @@ class SharedChatPacer:
         if limit < 0:
             return None
         interval = self.interval_for(chat_id) + margin
-        not_before_us = 0 if not_before is None else self._db_clock.to_us(not_before)
-        booked = repo.reserve_chat(self._engine, chat_id, round(interval * _US), int(limit * _US), not_before_us)
-        if booked is None:
-            return None
-        slot = self._db_clock.to_mono(booked.start_us)
+        try:
+            not_before_us = 0 if not_before is None else self._db_clock.to_us(not_before)
+            booked = repo.reserve_chat(self._engine, chat_id, round(interval * _US), int(limit * _US), not_before_us)
+            if booked is None:
+                return None
+            slot = self._db_clock.to_mono(booked.start_us)
+        except SQLAlchemyError:
+            # No connection (a host's connection limit, a restart): the send is paced here rather than lost.
+            log.warning("telegram budget: database unreachable, pacing chat %s in this process alone", chat_id,
+                        exc_info=True)
+            return self._local.acquire_slot(chat_id, deadline, not_before, margin)
         delay = slot - self._clock()
         if delay > 0:
             self._sleep(delay)
@@ -405,15 +411,23 @@ class SharedChatPacer:
         """Return the monotonic time the chat may next receive a message (may be in the past)."""
         if not isinstance(chat_id, int):
             return self._local.ready_at(chat_id)
-        value = repo.chat_next_us(self._engine, chat_id)
-        return _NEVER if value is None else self._db_clock.to_mono(value)
+        try:
+            value = repo.chat_next_us(self._engine, chat_id)
+            return _NEVER if value is None else self._db_clock.to_mono(value)
+        except SQLAlchemyError:
+            log.warning("telegram budget: database unreachable, reading chat %s's pace here", chat_id)
+            return self._local.ready_at(chat_id)
 
     def block_until(self, chat_id: Hashable, t: float) -> None:
         """Send nothing to the chat before monotonic ``t`` (a per-chat 429), in every process."""
         if not isinstance(chat_id, int):
             self._local.block_until(chat_id, t)
             return
-        repo.hold_chat(self._engine, chat_id, self._db_clock.to_us(t))
+        try:
+            repo.hold_chat(self._engine, chat_id, self._db_clock.to_us(t))
+        except SQLAlchemyError:
+            log.warning("telegram budget: database unreachable, holding chat %s in this process alone", chat_id)
+            self._local.block_until(chat_id, t)
 
     def interval_for(self, chat_id: Hashable) -> float:
         """Return the spacing for a chat: users have positive ids, groups and channels negative."""

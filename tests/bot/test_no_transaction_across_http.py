@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.pool import NullPool
 
-from app.config import engine_options
+from app.config import ONE_CONNECTION, engine_options
 from app.extensions import db
 from app.telegram.client import TelegramClient
 from tests.bot.wizard import press, send, tap
@@ -56,7 +56,8 @@ def calls(app, database_url, monkeypatch):
     event.listen(db.engine, "checkout", checkout)
     event.listen(db.engine, "checkin", checkin)
     # Reads what is committed, on connections of its own (not in db.engine's pool).
-    observer = create_engine(database_url, **{**engine_options(database_url), "poolclass": NullPool})
+    options = {k: v for k, v in engine_options(database_url).items() if k not in ONE_CONNECTION}  # NullPool: no size
+    observer = create_engine(database_url, **options, poolclass=NullPool)
     seen: list[Call] = []
     real_call = TelegramClient.call
 

@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, KIND_EDIT, RUNNING, BroadcastJob
+from app.repository.telegram_budget import budget_engine
 from app.services.broadcast import clicks, greeting, text_rules
 from app.services.broadcast.content import action_params, by_variant, message_params, target_params
 from app.services.broadcast.lease import Lease
@@ -63,7 +64,10 @@ class Pump:
         self.deadline = self.started + max_seconds
         self.lease = Lease(job_id, clock, sleep)
         self.stop: Stop | None = None
-        self.engine = db.engine
+        # may_retry's reads go through the budget's engine: a send thread never
+        # queues for the app's one connection, which this pump's thread may hold
+        # in a transaction while it waits for that very send.
+        self.engine = budget_engine(db.engine)
         self._halted = threading.Event()
         self.processed = 0  # outcomes this pump's Recorder wrote
         self.personal = False  # each copy greets its recipient by name (set by run)
@@ -79,8 +83,8 @@ class Pump:
     def may_retry(self) -> bool:
         """Tell a send thread whether it may try again after waiting (a 429's retry_after).
 
-        Asked on the send's own connection, so a cancel or pause committed
-        while the send waited stops it: it goes back to pending, not sent.
+        Asked in autocommit, so a cancel or pause committed while the send
+        waited stops it: it goes back to pending, not sent.
         """
         if self._halted.is_set():
             return False
