@@ -120,8 +120,7 @@ class Pump:
             if not self.lease.fresh():
                 # This process stalled past its lease: another pump or cron may already count this
                 # item unknown and an unsend read the ledger, so a copy sent now could never be reached.
-                log.warning("job %s: lease too old to send to %s (this process stalled); not sent", self.job_id,
-                            user_id)
+                log.warning("job %s: lease too old to send to %s (this process stalled)", self.job_id, user_id)
                 return HELD_BACK
             if self.action:
                 return self.act(method, params, user_id, ready.chat_taken)
@@ -139,12 +138,9 @@ class Pump:
             return personal_failure(outcome) if self.personal else outcome
 
     def answer_wait(self) -> float:
-        """Return how long a copy (or a delete, an edit) waits for its answer: the send timeout, cut to the run's end.
+        """Return a copy's (or a delete's) wait for its answer: the send timeout, cut to the run's end, >= a reply's.
 
-        A copy given up on is 'unknown' with no message id, which no unsend or
-        edit can reach; a delete given up on is done again. Never below a
-        reply's wait; a run's last sends keep that, so the run still ends
-        about when it should.
+        A copy given up on is 'unknown' with no message id: no unsend or edit can reach it.
         """
         reply_wait = self.settings["telegram_read_timeout"]
         left = self.deadline - self.clock()
