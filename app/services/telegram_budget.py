@@ -356,6 +356,11 @@ class SharedRateLimiter:
             return start
 
 
+# An outbox's scheduling reads a chat's next slot at most this often (ready_hint); bookings read afresh.
+READY_HINT_SECONDS = 0.1
+READY_HINT_CHATS = 1024
+
+
 class SharedChatPacer:
     """Per-chat spacing across processes: ``ChatPacer``'s interface, backed by telegram_chat_pace."""
 
@@ -372,6 +377,8 @@ class SharedChatPacer:
         self._prune_every = prune_every
         self._prune_at = clock() + prune_every
         self._prune_lock = threading.Lock()
+        self._hint_lock = threading.Lock()
+        self._hints: dict[Hashable, tuple[float, float]] = {}  # chat -> (ready_at, when read)
 
     def acquire(self, chat_id: Hashable, deadline: float | None = None, not_before: float | None = None) -> bool:
         """Reserve the chat's next slot (not before ``not_before``), sleep until it; False (none reserved) if late."""
@@ -396,6 +403,7 @@ class SharedChatPacer:
             if booked is None:
                 return None
             slot = self._db_clock.to_mono(booked.start_us)
+            self._forget_hint(chat_id)  # this process moved the chat: its next hint is read afresh
         except SQLAlchemyError:
             # No connection (a host's connection limit, a restart): the send is paced here rather than lost.
             log.warning("telegram budget: database unreachable, pacing chat %s in this process alone", chat_id,
@@ -418,11 +426,40 @@ class SharedChatPacer:
             log.warning("telegram budget: database unreachable, reading chat %s's pace here", chat_id)
             return self._local.ready_at(chat_id)
 
+    def ready_hint(self, chat_id: Hashable) -> float:
+        """Like ready_at(), read from the database at most every READY_HINT_SECONDS per chat: for scheduling only.
+
+        A chat's next slot only ever moves later, and this process's own
+        bookings and holds drop the chat's hint, so a hint is as stale as a
+        read of another process's bookings up to 0.1 s ago: an outbox that
+        wakes on it finds the slot taken when its call books the chat (which
+        reads afresh), and sends nothing early. An outbox waiting on a busy
+        admin chat polled it once per wake, about once per broadcast copy
+        while a progress edit waited for a free slot.
+        """
+        now = self._clock()
+        with self._hint_lock:
+            cached = self._hints.get(chat_id)
+        if cached is not None and now - cached[1] < READY_HINT_SECONDS:
+            return cached[0]
+        value = self.ready_at(chat_id)
+        with self._hint_lock:
+            if len(self._hints) >= READY_HINT_CHATS:
+                self._hints.clear()  # admins' chats, in practice: a few entries
+            self._hints[chat_id] = (value, now)
+        return value
+
+    def _forget_hint(self, chat_id: Hashable) -> None:
+        """Drop the chat's cached hint: this process just booked or held it."""
+        with self._hint_lock:
+            self._hints.pop(chat_id, None)
+
     def block_until(self, chat_id: Hashable, t: float) -> None:
         """Send nothing to the chat before monotonic ``t`` (a per-chat 429), in every process."""
         if not isinstance(chat_id, int):
             self._local.block_until(chat_id, t)
             return
+        self._forget_hint(chat_id)
         try:
             repo.hold_chat(self._engine, chat_id, self._db_clock.to_us(t))
         except SQLAlchemyError:

@@ -209,3 +209,24 @@ def test_acquire_slot_returns_the_booked_slot_not_when_the_wait_ended(budget, ch
     assert booked == pytest.approx(slot, abs=0.02) and late
     assert time.monotonic() - booked >= 0.2
     assert pacer.acquire_slot(chat, deadline=time.monotonic() + 0.1) is None, "refused: nothing booked"
+
+
+def test_a_chats_hint_reads_the_database_at_most_every_tenth_of_a_second_and_afresh_after_our_own_booking(
+        budget, monkeypatch):
+    reads = []
+    real = repo.chat_next_us
+    monkeypatch.setattr(repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
+    pacer = SharedChatPacer(budget)
+    assert pacer.ready_hint(91) == float("-inf")
+    for _ in range(50):  # an outbox's worker polling a waiting op's chat
+        pacer.ready_hint(91)
+    assert reads == [91], "a hint younger than 0.1 s read the database again"
+    start = time.monotonic()
+    assert pacer.acquire(91)  # this process's own booking: the next hint is read afresh
+    assert pacer.ready_hint(91) == pytest.approx(start + 1.0, abs=0.05) and len(reads) == 2
+    # Another process books the chat's next slot: this hint shows it within 0.1 s.
+    assert repo.reserve_chat(budget, 91, 1_000_000, repo.NO_LIMIT_US) is not None
+    assert pacer.ready_hint(91) == pytest.approx(start + 1.0, abs=0.05)
+    time.sleep(0.12)
+    assert pacer.ready_hint(91) == pytest.approx(start + 2.0, abs=0.05)
+    assert pacer.ready_at(91) == pytest.approx(start + 2.0, abs=0.05), "ready_at itself always reads afresh"

@@ -54,6 +54,10 @@ DEADLOCK_ATTEMPTS = 3
 DEADLOCK_BACKOFF_SECONDS = 0.02
 # How often one run reads its pending items again from the start before it stops 'incomplete'.
 IDLE_RESCANS = 3
+# A progress text (the job's counters, the settings, cron's last call: four reads) is built at
+# most this often: the admin's chat takes about one edit a second, and the outbox keeps only
+# the newest text of one message, so texts built faster were read and thrown away.
+PROGRESS_FLOOR_SECONDS = 1.0
 
 
 class Claim(NamedTuple):
@@ -113,6 +117,7 @@ class Recorder:
         self.progress_every = settings["broadcast_progress_every"]
         self.progress_min_seconds = settings["broadcast_progress_min_seconds"]
         self.urgent_edit_at = clock() + self.progress_min_seconds
+        self.progress_at = clock()  # the next progress text is built no sooner (PROGRESS_FLOOR_SECONDS)
         self.lang = job.progress_lang or "fa"
         self.has_progress = bool(job.progress_message_id)
         self.paid_limit = job.paid_limit if job.paid else None
@@ -416,8 +421,9 @@ class Recorder:
                 self.paused_here = False
                 self.notifier.paused(self.job_id, self.paused_reason)
                 self.notifier.flush()
-            if self.has_progress and self.since_progress >= self.progress_every:
+            if self.has_progress and self.since_progress >= self.progress_every and self.clock() >= self.progress_at:
                 self.since_progress = 0
+                self.progress_at = self.clock() + PROGRESS_FLOOR_SECONDS
                 # Progress edits give way to replies and sends (they take a
                 # bot-wide slot only when one is free), except one every
                 # broadcast_progress_min_seconds, which waits its turn.

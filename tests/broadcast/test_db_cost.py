@@ -1,0 +1,66 @@
+"""What a broadcast costs the database beyond its sends: progress texts and the outbox's reads of a busy chat."""
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import event
+
+from app.extensions import db
+from app.repository import telegram_budget as budget_repo
+from app.services.broadcast import jobs, recorder
+from app.services.broadcast.drain import pump
+from app.services.broadcast.notifier import Notifier
+from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings
+
+USERS = 60
+
+
+def progress_job(simulator, settings: dict) -> int:
+    """Create a job with a live progress message in the admin's chat; return its id."""
+    create_users(USERS)
+    job = create_text_job(settings=settings).id
+    jobs.set_progress_message(job, 1001, simulator.add_message(1001, text="progress"))
+    return job
+
+
+def test_a_progress_text_is_built_at_most_once_a_second_however_fast_copies_are_recorded(
+        app, simulator, monkeypatch):
+    settings = engine_settings(broadcast_rate_per_second=28, broadcast_progress_every=1)
+    job = progress_job(simulator, settings)
+    built = []
+    real = Notifier.progress
+    monkeypatch.setattr(Notifier, "progress", lambda self, *a, **kw: built.append(time.monotonic()) or
+                        real(self, *a, **kw))
+    statements = []
+    count = lambda *args: statements.append(1)  # noqa: E731
+    event.listen(db.engine, "before_cursor_execute", count)
+    started = time.monotonic()
+    try:
+        while pump(job, 20, settings=settings).stop != "done":
+            pass
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count)
+    seconds = time.monotonic() - started
+    assert assert_consistent(job, simulator) == {"sent": USERS}
+    # One text a second while it ran (and the last one when it stops), not one per copy recorded.
+    assert 1 <= len(built) <= seconds + 2, (len(built), round(seconds, 1))
+    gaps = [b - a for a, b in zip(built, built[1:-1], strict=False)]
+    assert all(gap >= 0.95 for gap in gaps), gaps
+    assert len(statements) / USERS < 5, "the app engine's statements per copy"
+
+
+def test_the_outbox_waiting_on_the_admins_chat_reads_its_pace_at_most_ten_times_a_second(
+        app, simulator, monkeypatch):
+    # A progress text per copy recorded: the outbox's worker wakes for each and looks at the admin's chat.
+    monkeypatch.setattr(recorder, "PROGRESS_FLOOR_SECONDS", 0.0)
+    settings = engine_settings(broadcast_rate_per_second=28, broadcast_progress_every=1)
+    job = progress_job(simulator, settings)
+    reads = []
+    real = budget_repo.chat_next_us
+    monkeypatch.setattr(budget_repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
+    started = time.monotonic()
+    while pump(job, 20, settings=settings).stop != "done":
+        pass
+    seconds = time.monotonic() - started
+    admin_reads = reads.count(1001)
+    assert admin_reads <= 10 * seconds + 5, (admin_reads, round(seconds, 1))
