@@ -53,6 +53,12 @@ def _update(*where, **values) -> int:
     return db.session.execute(stmt).rowcount
 
 
+def claim_progress_message(job_id: int, chat_id: int, message_id: int) -> bool:
+    """Point the job at a progress message unless it already has one; True if this one is now the job's."""
+    return _update(J.id == job_id, J.progress_message_id.is_(None), progress_chat_id=chat_id,
+                   progress_message_id=message_id) == 1
+
+
 def acquire_lease(job_id: int, token: str, now: datetime, ttl: int) -> bool:
     """Take the job's lease if it is free, expired, or already ours.
 

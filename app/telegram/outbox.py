@@ -129,6 +129,11 @@ class Outbox:
         if chat_wait is not None:
             self._chat_wait = chat_wait
 
+    @property
+    def later(self) -> Outbox:
+        """Return the outbox that sends what this one hands over (itself when it hands nothing over)."""
+        return self._overflow or self
+
     def pending(self) -> int:
         """Return how many ops wait to run (in-flight ones excluded)."""
         with self._cond:

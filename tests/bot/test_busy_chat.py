@@ -94,3 +94,61 @@ def test_the_exit_flush_gives_up_at_its_bound_and_says_so(client, simulator, mon
     assert "1 late replies did not fit" in caplog.text
     time.sleep(0.5)
     assert texts_to(simulator, ADMIN_ID) == []
+
+
+
+def admin_request_outbox(settings: dict):
+    """Return an outbox as an admin's request has one: busy chats handed to the process's late outbox."""
+    from app.bot.context import ADMIN_CHAT_WAIT
+
+    client = telegram_factory.get_client(settings)
+    outbox = telegram_factory.new_outbox(client, chat_wait=ADMIN_CHAT_WAIT)
+    outbox.defer_busy_to(telegram_factory.late_outbox(client), chat_wait=ADMIN_CHAT_WAIT)
+    return outbox
+
+
+def progress_messages(simulator) -> list[dict]:
+    """Return the progress messages still in the admin's chat."""
+    return [m for m in simulator.bot_messages(ADMIN_ID) if "w.cancel_job:" in str(m["reply_markup"] or "")]
+
+
+def test_a_progress_message_sent_late_is_recorded_so_the_next_run_sends_no_second_one(app, simulator):
+    from app.services.broadcast.runner import ensure_progress_message
+    from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
+
+    telegram_factory.reset_clients()
+    try:
+        create_users(3)
+        settings = engine_settings()
+        job = create_text_job(settings=settings).id
+        book_chat_ahead(ADMIN_ID, 2.5)  # the admin's chat is busy: the progress message goes late
+        ensure_progress_message(job, outbox=admin_request_outbox(settings), chat_id=ADMIN_ID, lang="fa")
+        assert reload(job).progress_message_id is None and progress_messages(simulator) == []
+        assert wait_until(lambda: reload(job).progress_message_id is not None, 6), "the late one was not recorded"
+        [late] = progress_messages(simulator)
+        assert reload(job).progress_message_id == late["message_id"]
+        ensure_progress_message(job, outbox=admin_request_outbox(settings), chat_id=ADMIN_ID, lang="fa")
+        assert len(progress_messages(simulator)) == 1, "a second progress message beside the late one"
+    finally:
+        telegram_factory.reset_clients()
+
+
+def test_a_progress_message_landing_after_another_was_recorded_is_deleted(app, simulator):
+    from app.services.broadcast import jobs
+    from app.services.broadcast.runner import ensure_progress_message
+    from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
+
+    telegram_factory.reset_clients()
+    try:
+        create_users(3)
+        settings = engine_settings()
+        job = create_text_job(settings=settings).id
+        book_chat_ahead(ADMIN_ID, 2.5)
+        ensure_progress_message(job, outbox=admin_request_outbox(settings), chat_id=ADMIN_ID, lang="fa")
+        other = simulator.add_message(ADMIN_ID, text="progress (another request's)")
+        jobs.set_progress_message(job, ADMIN_ID, other)  # recorded first, while the late one waits
+        assert wait_until(lambda: simulator.stats()["calls"].get("deleteMessage", 0) == 1, 8)
+        assert progress_messages(simulator) == [], "the late progress message was left beside the recorded one"
+        assert reload(job).progress_message_id == other
+    finally:
+        telegram_factory.reset_clients()

@@ -421,22 +421,30 @@ class Recorder:
                 self.paused_here = False
                 self.notifier.paused(self.job_id, self.paused_reason)
                 self.notifier.flush()
-            if self.has_progress and self.since_progress >= self.progress_every and self.clock() >= self.progress_at:
+            if self.has_progress and self.since_progress >= self.progress_every:
                 self.since_progress = 0
-                self.progress_at = self.clock() + PROGRESS_FLOOR_SECONDS
-                # Progress edits give way to replies and sends (they take a
-                # bot-wide slot only when one is free), except one every
-                # broadcast_progress_min_seconds, which waits its turn.
-                urgent = self.clock() >= self.urgent_edit_at
-                if urgent:
-                    self.urgent_edit_at = self.clock() + self.progress_min_seconds
-                self.notifier.progress(self.job_id, self.lang, priority=None if urgent else LOW)
+                if self.clock() >= self.progress_at:
+                    self._queue_progress()
+                # Tried again at every tick: a low-priority edit goes once a slot is free at one of them.
                 self.notifier.flush()
         except Exception:
             # The batch just marked 'sending' must still go out: a failed
             # progress read or edit is never worth turning it into 'unknown'.
             db.session.rollback()
             log.warning("job %s: progress update skipped", self.job_id, exc_info=True)
+
+    def _queue_progress(self) -> None:
+        """Build the progress text (at most every PROGRESS_FLOOR_SECONDS) and queue its edit.
+
+        Progress edits give way to replies and sends (they take a bot-wide
+        slot only when one is free), except one every
+        broadcast_progress_min_seconds, which waits its turn.
+        """
+        self.progress_at = self.clock() + PROGRESS_FLOOR_SECONDS
+        urgent = self.clock() >= self.urgent_edit_at
+        if urgent:
+            self.urgent_edit_at = self.clock() + self.progress_min_seconds
+        self.notifier.progress(self.job_id, self.lang, priority=None if urgent else LOW)
 
     @property
     def may_have_more(self) -> bool:

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future
+
+from flask import current_app
 
 from app.extensions import db
 from app.models.broadcast import QUEUED, TERMINAL, BroadcastJob
 from app.models.pump_run import ADMIN
-from app.services.broadcast import jobs, stops
+from app.repository import broadcast_jobs as jobs_repo
+from app.services.broadcast import stops
 from app.services.broadcast.cron_watch import run_recorded
 from app.services.broadcast.drain import pump
 from app.services.broadcast.progress import progress_keyboard, progress_text, refresh_progress
@@ -31,9 +35,36 @@ def ensure_progress_message(job_id: int, *, outbox, chat_id: int, lang: str) -> 
     future = outbox.send(chat_id, progress_text(status, lang),
                          reply_markup=progress_keyboard(job_id, status.status, lang))
     outbox.flush(deadline=time.monotonic() + REQUEST_FLUSH_SECONDS)
-    message = future.result(timeout=0) if future.done() else None
-    if message and message.get("message_id"):
-        jobs.set_progress_message(job_id, chat_id, message["message_id"])
+    if not future.done():
+        # Handed to the process's late outbox (the admin's chat was busy): it is recorded once
+        # sent, or a later run would send a second progress message beside it.
+        app = current_app._get_current_object()
+        late = outbox.later  # still running once this request's outbox is done
+        future.add_done_callback(lambda sent: _record_late_progress(app, job_id, chat_id, late, sent))
+        return
+    _record_progress(job_id, chat_id, outbox, future)
+
+
+def _record_late_progress(app, job_id: int, chat_id: int, outbox, sent: Future) -> None:
+    """Record a progress message the late outbox sent (its worker thread: an app context of its own)."""
+    try:
+        with app.app_context():
+            _record_progress(job_id, chat_id, outbox, sent)
+    except Exception:
+        log.warning("job %s: the late progress message could not be recorded", job_id, exc_info=True)
+
+
+def _record_progress(job_id: int, chat_id: int, outbox, sent: Future) -> None:
+    """Make the sent progress message the job's; one sent after another was recorded is deleted, never left stale."""
+    message = None if sent.cancelled() else sent.result(timeout=0)
+    message_id = message.get("message_id") if isinstance(message, dict) else None
+    if not message_id:
+        return
+    claimed = jobs_repo.claim_progress_message(job_id, chat_id, message_id)
+    db.session.commit()
+    if not claimed:
+        log.info("job %s: a progress message came late after another was recorded; deleting it", job_id)
+        outbox.delete(chat_id, message_id)
 
 
 def run_interactive(job_id: int, *, settings: dict, outbox, chat_id: int, lang: str = "fa") -> JobView:
