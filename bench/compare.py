@@ -11,8 +11,10 @@ the pair swapping every trial (A B, then B A, ...), so a change in the
 machine's load falls on both. Figures:
 
   free msg/s at each latency   bench.throughput --senders engine (cap 29, progress edits on), with
-                               the statements per message (app engine + bot-wide budget)
+                               the statements per message (app engine + bot-wide budget) and the
+                               most database connections the process held at once
   paid msg/s                   bench.paid (900/s configured, 64 in flight), with its statements per message
+                               and connections
   cron: items per tick         bench.cron_regime --ticks 1: one pump_all(cron_pump_seconds),
                                what /internal/pump and `flask broadcast pump` run by default
 
@@ -93,6 +95,8 @@ def free(tree: str, opts) -> dict:
     # counters, fences) and the bot-wide budget's (slots, holds, chats), commits not counted.
     rates |= {f"free statements per msg at {row['latency_ms']:g} ms":
               round(row.get("db_stmts_item", 0) + row.get("budget_stmts_item", 0), 2) for row in data["rows"]}
+    rates |= {f"free connections held at once at {row['latency_ms']:g} ms": row["connections"]
+              for row in data["rows"] if "connections" in row}
     return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
 
 
@@ -105,7 +109,8 @@ def paid(tree: str, opts) -> dict:
         if row.get("engine_cpu_s") is not None else {}
     statements = {"paid statements per msg": round(row["db_statements_item"] + row.get("budget_stmts_item", 0), 3)} \
         if "db_statements_item" in row else {}
-    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu, **statements}
+    held = {"paid connections held at once": row["connections"]} if "connections" in row else {}
+    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu, **statements, **held}
 
 
 def cron(tree: str, opts) -> dict:

@@ -39,7 +39,7 @@ from bench.common import (
     window_rate,
 )
 from bench.output import print_table, write_results
-from bench.traces import DbClock, SendTrace, StepTimer
+from bench.traces import Connections, DbClock, SendTrace, StepTimer
 
 COLUMNS = ["db", "tracking", "variants", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups",
            "in_flight_avg", "call_ms", "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "db_statements_item",
@@ -64,6 +64,7 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
         client = whatif.make_client(args.client, settings, paid=True, burst=args.burst)
         clock = DbClock(db.engine)
         budget = BudgetStatements(budget_engine(db.engine))
+        connections = Connections(db.engine, budget_engine(db.engine))
         meter = profiling.CpuMeter(engine=os.getpid(), sim=sim.proc.pid,
                                    db=profiling.find_pid("mariadbd", "mysqld") if db_kind == "mariadb" else None)
         spies = []
@@ -106,7 +107,7 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
                "sent": tallies(job.id).get("sent", 0), "429s": stats["429_total"], "dups": stats["duplicates"],
                "db_ms_item": round(1000 * clock.total_s / max(processed, 1), 3),
                "db_statements_item": round(clock.statements / max(processed, 1), 2),
-               "db_commits": clock.commits, "stops": ",".join(stops), **cycle,
+               "db_commits": clock.commits, "connections": connections.peak, "stops": ",".join(stops), **cycle,
                "budget_stmts_item": round(budget.total / max(processed, 1), 3),
                "budget_by_kind_item": budget.per(processed),
                "steps": steps.calls, "step_ms": round(1000 * steps.seconds / max(steps.calls, 1), 2),

@@ -34,7 +34,7 @@ from bench.common import (
     window_rate,
 )
 from bench.output import print_table, write_results
-from bench.traces import DbClock, SendTrace
+from bench.traces import Connections, DbClock, SendTrace
 
 COLUMNS = ["latency_ms", "sender", "msg_s", "of_cap", "delivered_s", "delivered", "lost", "not_attempted", "429s",
            "failures", "early_calls", "edits", "busiest_all",
@@ -80,6 +80,7 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
             attach_progress_message(job.id, settings)
         trace, clock = SendTrace(), DbClock(db.engine)
         budget_clock, budget = DbClock(budget_engine(db.engine)), BudgetStatements(budget_engine(db.engine))
+        connections = Connections(db.engine, budget_engine(db.engine))
         started = time.monotonic()
         stops, calls = [], 0
         try:
@@ -102,6 +103,7 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
         cycle["budget_stmts_item"] = round(budget_clock.statements / max(len(users), 1), 2)
         cycle["budget_ms_item"] = round(1000 * budget_clock.total_s / max(len(users), 1), 3)
         cycle["budget_by_kind_item"] = budget.per(len(users))
+        cycle["connections"] = connections.peak  # the most this process held open at once
         # The free lane's arrival jitter margin at the end (absent in engines without one).
         lane = get_client(settings).budget
         gauge = getattr(lane, "jitter", None)

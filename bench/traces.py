@@ -78,6 +78,34 @@ class StepTimer:
         Recorder.step = self._orig
 
 
+class Connections:
+    """The most database connections the engines held open at once (a host's max_user_connections counts these)."""
+
+    def __init__(self, *engines):
+        from sqlalchemy import event
+
+        self.pools = [engine.pool for engine in engines]
+        self.peak = self._open()
+        self._lock = threading.Lock()
+        for engine in engines:
+            event.listen(engine, "connect", self._seen)
+            event.listen(engine, "checkout", self._seen)
+
+    def _open(self) -> int:
+        """Return the connections the pools hold now (checked in and out); a pool that cannot say counts 1."""
+        total = 0
+        for pool in self.pools:
+            try:
+                total += pool.checkedin() + pool.checkedout()
+            except (AttributeError, NotImplementedError):
+                total += 1
+        return total
+
+    def _seen(self, *args) -> None:
+        with self._lock:
+            self.peak = max(self.peak, self._open())
+
+
 class DbClock:
     """Sum the time spent in the database: every cursor execute plus every COMMIT/ROLLBACK."""
 
