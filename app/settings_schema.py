@@ -63,6 +63,8 @@ DEFS: dict[str, SettingDef] = {
         SettingDef("broadcast_paid_max_messages", int, 10_000, 1, 10_000_000, "Per-job cap on paid messages"),
         SettingDef("schedule_grace_minutes", int, 60, 1, 10_080,
                    "A scheduled broadcast later than this (site down) is not sent on its own: admins are asked"),
+        SettingDef("db_statements_per_hour", int, 0, 0, 100_000_000,
+                   "A host's cap on database queries per hour (0: none): broadcasts pace themselves under it"),
         SettingDef("processed_updates_keep_days", int, 7, 1, 365, "Days to remember handled update ids"),
         SettingDef("broadcast_items_keep_days", int, 0, 0, 100_000,
                    "Cron deletes the per-recipient items of jobs finished this many days ago (0: never)"),

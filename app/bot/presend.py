@@ -24,11 +24,14 @@ from app.services.broadcast import jobs
 from app.services.broadcast.draft import Draft
 from app.services.broadcast.estimate import (
     STAR_PER_MESSAGE,
+    capped_by_statements,
     estimate_seconds,
     format_estimate,
     paid_messages,
     pending_ahead,
+    send_rate,
 )
+from app.services.broadcast.send_time import to_persian_digits
 from app.telegram.errors import TelegramError
 from app.texts import t
 
@@ -171,11 +174,22 @@ def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[t
     audience = draft.target
     seconds = estimate_seconds(n, parts(draft), paid, ctx.settings, ahead)
     queued = sum(ahead.values())
+    queue = ctx.text("wiz_queue_ahead", n=queued) if queued else ""
     return ctx.text(
         "wiz_preview", audience=ctx.text(f"aud_name_{audience.base}"), filters=filters_text(ctx, audience),
-        count=n, duration=format_estimate(seconds, ctx.lang),
-        queue=ctx.text("wiz_queue_ahead", n=queued) if queued else "", options=options_text(ctx, draft),
+        count=n, duration=format_estimate(seconds, ctx.lang), queue=queue + statement_cap_text(ctx, paid),
+        options=options_text(ctx, draft),
     )
+
+
+def statement_cap_text(ctx: BotContext, paid: bool) -> str:
+    """Say so when the host's cap on database statements, not Telegram, sets the broadcast's pace (else nothing)."""
+    if not capped_by_statements(ctx.settings, paid):
+        return ""
+    cap, rate = f"{ctx.settings['db_statements_per_hour']:,}", f"{send_rate(ctx.settings, paid):.1f}"
+    if ctx.lang == "fa":
+        cap, rate = to_persian_digits(cap), to_persian_digits(rate)
+    return ctx.text("wiz_statement_cap", cap=cap, rate=rate)
 
 
 def variants_line(ctx: BotContext, draft: Draft) -> str:

@@ -11,6 +11,10 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "wiz_ask_send": {"fa": "آیا ارسال شود؟", "en": "Send it?"},
     "wiz_queue_ahead": {"fa": " (پس از {n} پیامِ در صف)", "en": " (after {n} messages already queued)"},
+    "wiz_statement_cap": {"fa": " (آهسته‌تر از حد تلگرام: سقف {cap} پرس‌وجوی پایگاه‌داده در ساعتِ میزبان، حدود {rate} "
+                                "پیام در ثانیه)",
+                          "en": " (slower than Telegram allows: the host's cap of {cap} database queries an hour, "
+                                "about {rate} messages a second)"},
     "flt_langs": {"fa": "زبان: {langs}", "en": "language: {langs}"},
     "flt_active": {"fa": "فعال در {n} روز اخیر", "en": "active in the last {n} days"},
     "flt_sources": {"fa": "از منبع {sources}", "en": "from source {sources}"},

@@ -23,13 +23,40 @@ Ahead = dict[tuple[bool, int], int]
 STAR_PER_MESSAGE = 0.1
 # Telegram's regular bot-wide limit: the paid requests that fit within it are not billed.
 REGULAR_PER_SECOND = 30
+# The database statements one delivered message costs the engine, commits included (what a host's
+# "queries per hour" counts), measured by bench.compare / bench.throughput and bench.paid
+# (docs/PERFORMANCE.md, "Database statements per message": free 7.4-8.3 plus about one commit a
+# copy, paid 0.44-0.54 plus its commits), rounded up. They must follow the engine when it changes.
+STATEMENTS_PER_MESSAGE = {False: 10.0, True: 1.0}
+# Under a cap, broadcasts take this share of it: the rest is for webhook updates, replies and cron.
+CAP_SHARE_FOR_BROADCASTS = 0.8
 
 
 def send_rate(settings: dict, paid: bool) -> float:
-    """Return the messages per second a job sends at: paid has its own lane, free shares the bot-wide cap."""
+    """Return the messages per second a job sends at: paid has its own lane, free shares the bot-wide cap.
+
+    Under a host's cap on database statements (db_statements_per_hour) a job
+    sends no faster than the cap allows (statement_cap_rate): the pump's own
+    rate and every estimate come from here.
+    """
     if paid:
-        return float(settings["broadcast_paid_rate_per_second"])
-    return float(min(settings["broadcast_rate_per_second"], settings["telegram_rate_per_second"]))
+        rate = float(settings["broadcast_paid_rate_per_second"])
+    else:
+        rate = float(min(settings["broadcast_rate_per_second"], settings["telegram_rate_per_second"]))
+    return min(rate, statement_cap_rate(settings, paid))
+
+
+def statement_cap_rate(settings: dict, paid: bool) -> float:
+    """Return the messages per second a host's statements-per-hour cap leaves a broadcast (inf: no cap)."""
+    cap = settings.get("db_statements_per_hour") or 0
+    if cap <= 0:
+        return math.inf
+    return cap * CAP_SHARE_FOR_BROADCASTS / 3600 / STATEMENTS_PER_MESSAGE[paid]
+
+
+def capped_by_statements(settings: dict, paid: bool) -> bool:
+    """True when the host's statement cap, not Telegram's rate, is what paces a broadcast."""
+    return statement_cap_rate(settings, paid) < send_rate({**settings, "db_statements_per_hour": 0}, paid)
 
 
 def lane_rate(settings: dict, paid: bool) -> float:
