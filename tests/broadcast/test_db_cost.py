@@ -72,13 +72,13 @@ def test_under_a_hosts_query_cap_a_broadcast_sends_no_faster_than_the_cap_allows
     # 72,000 statements an hour, 80 % for broadcasts at 10 a message: 1.6 messages a second.
     settings = engine_settings(db_statements_per_hour=72_000)
     assert send_rate(settings, False) == 1.6 and send_rate(settings, True) == 16.0
-    create_users(5)
+    create_users(8)
     job = create_text_job(settings=settings).id
     while pump(job, 20, settings=settings).stop != "done":
         pass
-    assert assert_consistent(job, simulator) == {"sent": 5}
+    assert assert_consistent(job, simulator) == {"sent": 8}
     times = sorted(d["t"] for d in simulator.deliveries("sendMessage") if d["chat_id"] != 1001)
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    # The pump's own limiter starts with its one slot of burst credit; from then on, the cap's pace.
-    assert len(times) == 5 and min(gaps[1:]) >= 1 / 1.6 - 0.05, gaps
-    assert times[-1] - times[0] >= 3 / 1.6 - 0.05, "faster than 1.6 a second"
+    # The pump's own limiter starts with one slot of burst credit (and, like any token bucket, lets a
+    # send follow a late one a little sooner): the cap's promise is the sustained rate after that slot.
+    sustained = (len(times) - 2) / (times[-1] - times[1])
+    assert len(times) == 8 and sustained <= 1.6 * 1.05, (round(sustained, 3), times)
