@@ -314,10 +314,15 @@ def variant_tallies(job_id: int) -> dict[str | None, dict[str, int]]:
     return out
 
 
+def count_status(job_ids: list[int], status: str) -> int:
+    """Count the items of job_ids in one status."""
+    return db.session.execute(select(func.count()).select_from(I)
+                              .where(I.job_id.in_(job_ids), I.status == status)).scalar_one()
+
+
 def in_flight(job_ids: list[int]) -> int:
     """Count the items of job_ids still in flight (sending): their copies may still arrive."""
-    return db.session.execute(select(func.count()).select_from(I)
-                              .where(I.job_id.in_(job_ids), I.status == SENDING)).scalar_one()
+    return count_status(job_ids, SENDING)
 
 
 def unknown_since(job_ids: list[int], since: datetime) -> tuple[int, datetime | None]:
@@ -325,12 +330,6 @@ def unknown_since(job_ids: list[int], since: datetime) -> tuple[int, datetime | 
     row = db.session.execute(select(func.count(), func.max(I.sent_at))
                              .where(I.job_id.in_(job_ids), I.status == UNKNOWN, I.sent_at >= since)).one()
     return row[0], row[1]
-
-
-def count_unknown(job_ids: list[int]) -> int:
-    """Count the items of job_ids whose outcome is unknown (their answer was lost)."""
-    return db.session.execute(select(func.count()).select_from(I)
-                              .where(I.job_id.in_(job_ids), I.status == UNKNOWN)).scalar_one()
 
 
 def next_pending_targets(job_id: int, after_id: int, limit: int) -> list[tuple]:
@@ -440,7 +439,7 @@ def expire_orphans(job_id: int, redo: bool = False, now: datetime | None = None)
     Called by the new lease holder: any item still 'sending' belongs to a pump
     whose lease expired, and its request may or may not have reached Telegram.
     Its sent_at is when it was settled: a copy may still land a while after
-    (app.services.broadcast.actions.LANDING_WINDOW).
+    (app.services.broadcast.landing).
     redo (action jobs): a delete or an edit is safe to repeat, so they go back to pending.
     """
     values = {"status": PENDING, "error": None} if redo else {

@@ -8,6 +8,8 @@ before the process exits (tests/reliability/test_late_outbox_exit.py).
 import threading
 import time
 
+import pytest
+
 from app.extensions import db
 from app.repository import telegram_budget as repo
 from app.repository.telegram_budget import budget_engine
@@ -112,43 +114,45 @@ def progress_messages(simulator) -> list[dict]:
     return [m for m in simulator.bot_messages(ADMIN_ID) if "w.cancel_job:" in str(m["reply_markup"] or "")]
 
 
-def test_a_progress_message_sent_late_is_recorded_so_the_next_run_sends_no_second_one(app, simulator):
+@pytest.fixture
+def late_progress(app):
+    """Start a job whose progress message goes to the late outbox (the admin's chat booked 2.5 s ahead)."""
     from app.services.broadcast.runner import ensure_progress_message
-    from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
+    from tests.broadcast.helpers import create_text_job, create_users, engine_settings
 
     telegram_factory.reset_clients()
-    try:
-        create_users(3)
-        settings = engine_settings()
-        job = create_text_job(settings=settings).id
-        book_chat_ahead(ADMIN_ID, 2.5)  # the admin's chat is busy: the progress message goes late
+    create_users(3)
+    settings = engine_settings()
+    job = create_text_job(settings=settings).id
+    book_chat_ahead(ADMIN_ID, 2.5)
+
+    def ensure() -> None:
         ensure_progress_message(job, outbox=admin_request_outbox(settings), chat_id=ADMIN_ID, lang="fa")
-        assert reload(job).progress_message_id is None and progress_messages(simulator) == []
-        assert wait_until(lambda: reload(job).progress_message_id is not None, 6), "the late one was not recorded"
-        [late] = progress_messages(simulator)
-        assert reload(job).progress_message_id == late["message_id"]
-        ensure_progress_message(job, outbox=admin_request_outbox(settings), chat_id=ADMIN_ID, lang="fa")
-        assert len(progress_messages(simulator)) == 1, "a second progress message beside the late one"
-    finally:
-        telegram_factory.reset_clients()
+
+    ensure()
+    yield job, ensure
+    telegram_factory.reset_clients()
 
 
-def test_a_progress_message_landing_after_another_was_recorded_is_deleted(app, simulator):
+def test_a_progress_message_sent_late_is_recorded_so_the_next_run_sends_no_second_one(simulator, late_progress):
+    from tests.broadcast.helpers import reload
+
+    job, ensure = late_progress
+    assert reload(job).progress_message_id is None and progress_messages(simulator) == []
+    assert wait_until(lambda: reload(job).progress_message_id is not None, 6), "the late one was not recorded"
+    [late] = progress_messages(simulator)
+    assert reload(job).progress_message_id == late["message_id"]
+    ensure()
+    assert len(progress_messages(simulator)) == 1, "a second progress message beside the late one"
+
+
+def test_a_progress_message_landing_after_another_was_recorded_is_deleted(simulator, late_progress):
     from app.services.broadcast import jobs
-    from app.services.broadcast.runner import ensure_progress_message
-    from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
+    from tests.broadcast.helpers import reload
 
-    telegram_factory.reset_clients()
-    try:
-        create_users(3)
-        settings = engine_settings()
-        job = create_text_job(settings=settings).id
-        book_chat_ahead(ADMIN_ID, 2.5)
-        ensure_progress_message(job, outbox=admin_request_outbox(settings), chat_id=ADMIN_ID, lang="fa")
-        other = simulator.add_message(ADMIN_ID, text="progress (another request's)")
-        jobs.set_progress_message(job, ADMIN_ID, other)  # recorded first, while the late one waits
-        assert wait_until(lambda: simulator.stats()["calls"].get("deleteMessage", 0) == 1, 8)
-        assert progress_messages(simulator) == [], "the late progress message was left beside the recorded one"
-        assert reload(job).progress_message_id == other
-    finally:
-        telegram_factory.reset_clients()
+    job, _ = late_progress
+    other = simulator.add_message(ADMIN_ID, text="progress (another request's)")
+    jobs.set_progress_message(job, ADMIN_ID, other)  # recorded first, while the late one waits
+    assert wait_until(lambda: simulator.stats()["calls"].get("deleteMessage", 0) == 1, 8)
+    assert progress_messages(simulator) == [], "the late progress message was left beside the recorded one"
+    assert reload(job).progress_message_id == other

@@ -31,6 +31,7 @@ from app.models.broadcast import (
     KIND_EDIT,
     KIND_SEND,
     KIND_UNSEND,
+    UNKNOWN,
     BroadcastJob,
 )
 from app.repository import broadcast_items as items
@@ -144,7 +145,7 @@ def unreachable(source_id: int) -> int:
     An unknown copy may have arrived, but without Telegram's answer the bot
     never learnt its message id, and Telegram deletes or edits only by id.
     """
-    n = items.count_unknown(lineage.family(source_id))
+    n = items.count_status(lineage.family(source_id), UNKNOWN)
     db.session.commit()
     return n
 

@@ -39,11 +39,14 @@ def send_rate(settings: dict, paid: bool) -> float:
     sends no faster than the cap allows (statement_cap_rate): the pump's own
     rate and every estimate come from here.
     """
+    return min(telegram_rate(settings, paid), statement_cap_rate(settings, paid))
+
+
+def telegram_rate(settings: dict, paid: bool) -> float:
+    """Return the messages per second Telegram's limits and the rate settings allow a job."""
     if paid:
-        rate = float(settings["broadcast_paid_rate_per_second"])
-    else:
-        rate = float(min(settings["broadcast_rate_per_second"], settings["telegram_rate_per_second"]))
-    return min(rate, statement_cap_rate(settings, paid))
+        return float(settings["broadcast_paid_rate_per_second"])
+    return float(min(settings["broadcast_rate_per_second"], settings["telegram_rate_per_second"]))
 
 
 def statement_cap_rate(settings: dict, paid: bool) -> float:
@@ -56,7 +59,7 @@ def statement_cap_rate(settings: dict, paid: bool) -> float:
 
 def capped_by_statements(settings: dict, paid: bool) -> bool:
     """True when the host's statement cap, not Telegram's rate, is what paces a broadcast."""
-    return statement_cap_rate(settings, paid) < send_rate({**settings, "db_statements_per_hour": 0}, paid)
+    return statement_cap_rate(settings, paid) < telegram_rate(settings, paid)
 
 
 def lane_rate(settings: dict, paid: bool) -> float:
