@@ -11,10 +11,13 @@ the pair swapping every trial (A B, then B A, ...), so a change in the
 machine's load falls on both. Figures:
 
   free msg/s at each latency   bench.throughput --senders engine (cap 29, progress edits on), with
-                               the statements per message (app engine + bot-wide budget) and the
-                               most database connections the process held at once
-  paid msg/s                   bench.paid (900/s configured, 64 in flight), with its statements per message
-                               and connections
+                               the statements per message (app engine + bot-wide budget, as SQLAlchemy
+                               runs them), the queries per message (everything the database received,
+                               COMMITs included: the server's Questions on MariaDB, the driver's trace
+                               on SQLite; bench/questions.py) and the most database connections the
+                               process held at once
+  paid msg/s                   bench.paid (900/s configured, 64 in flight), with its statements and
+                               queries per message and connections
   cron: items per tick         bench.cron_regime --ticks 1: one pump_all(cron_pump_seconds),
                                what /internal/pump and `flask broadcast pump` run by default
 
@@ -95,6 +98,10 @@ def free(tree: str, opts) -> dict:
     # counters, fences) and the bot-wide budget's (slots, holds, chats), commits not counted.
     rates |= {f"free statements per msg at {row['latency_ms']:g} ms":
               round(row.get("db_stmts_item", 0) + row.get("budget_stmts_item", 0), 2) for row in data["rows"]}
+    # Beside it, black-box: all the database received per message (bench/questions.py), COMMITs,
+    # ROLLBACKs and the driver's own statements included, as a host's queries-per-hour cap counts.
+    rates |= {f"free queries per msg ({row['queries_source']}) at {row['latency_ms']:g} ms": row["queries_msg"]
+              for row in data["rows"] if "queries_msg" in row}
     rates |= {f"free connections held at once at {row['latency_ms']:g} ms": row["connections"]
               for row in data["rows"] if "connections" in row}
     return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
@@ -109,8 +116,9 @@ def paid(tree: str, opts) -> dict:
         if row.get("engine_cpu_s") is not None else {}
     statements = {"paid statements per msg": round(row["db_statements_item"] + row.get("budget_stmts_item", 0), 3)} \
         if "db_statements_item" in row else {}
+    queries = {f"paid queries per msg ({row['queries_source']})": row["queries_msg"]} if "queries_msg" in row else {}
     held = {"paid connections held at once": row["connections"]} if "connections" in row else {}
-    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu, **statements, **held}
+    return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu, **statements, **queries, **held}
 
 
 def cron(tree: str, opts) -> dict:

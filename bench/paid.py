@@ -18,7 +18,7 @@ import time
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench import profiling, whatif
+from bench import profiling, questions, whatif
 from bench.budget_stats import BudgetStatements
 from bench.common import (
     RESULTS,
@@ -43,8 +43,8 @@ from bench.traces import Connections, DbClock, SendTrace, StepTimer
 
 COLUMNS = ["db", "tracking", "variants", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups",
            "in_flight_avg", "call_ms", "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "db_statements_item",
-           "budget_stmts_item", "engine_cpu_ms_msg", "cpu_ms_pump_thread", "cpu_ms_step", "cpu_ms_book", "cpu_ms_send",
-           "engine_cpu_s", "sim_cpu_s", "db_cpu_s", "other_cpu_s", "wall_s"]
+           "budget_stmts_item", "queries_msg", "engine_cpu_ms_msg", "cpu_ms_pump_thread", "cpu_ms_step", "cpu_ms_book",
+           "cpu_ms_send", "engine_cpu_s", "sim_cpu_s", "db_cpu_s", "other_cpu_s", "wall_s"]
 
 
 def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "off") -> tuple[dict, dict]:
@@ -60,7 +60,10 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
     sim_cfg = telegram_limits(args.latency)
     profiles: dict = {}
     with Simulator(**sim_cfg) as sim, bound_app(url, sim.base_url):
+        # Everything the database receives from the job's creation to its end, COMMITs included.
+        queries = questions.start(db.engine, budget_engine(db.engine))
         job = create_text_job(settings, tracking_flag(tracking), variants == "on")
+        created = queries.read()
         client = whatif.make_client(args.client, settings, paid=True, burst=args.burst)
         clock = DbClock(db.engine)
         budget = BudgetStatements(budget_engine(db.engine))
@@ -88,6 +91,8 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
             if result.stop != "budget":
                 break
         wall = time.monotonic() - started
+        done = queries.read()
+        queries.close()
         cpu = meter.stop()
         split.__exit__(None, None, None)
         cycle = trace.close(wall)
@@ -112,7 +117,8 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
                "budget_by_kind_item": budget.per(processed),
                "steps": steps.calls, "step_ms": round(1000 * steps.seconds / max(steps.calls, 1), 2),
                "items_per_step": round(processed / max(steps.calls, 1), 1), **cpu, **split.per(processed),
-               "engine_cpu_ms_msg": round(1000 * cpu["engine_cpu_s"] / max(processed, 1), 3)}
+               "engine_cpu_ms_msg": round(1000 * cpu["engine_cpu_s"] / max(processed, 1), 3),
+               **questions.figures(queries, created, done, len({d["chat_id"] for d in sent}))}
         row["wall_s"] = round(wall, 1)
         return row, profiles
 
@@ -149,7 +155,9 @@ def main(argv=None) -> int:
                 for name, summary in prof.items():
                     profiling.print_profile(f"{kind} ({tracking}, variants {variants}): {name}", summary)
     print_table(rows, COLUMNS, title=f"Paid broadcast: one pump, {args.concurrency} in flight, "
-                                     f"{args.rate:g}/s configured, simulator 1000/s at {args.latency:g} ms")
+                                     f"{args.rate:g}/s configured, simulator 1000/s at {args.latency:g} ms; "
+                                     f"queries_msg = all the database received per message delivered, job creation "
+                                     f"and COMMITs included (MariaDB: server's Questions; SQLite: driver trace)")
     whatif_run = (args.client != "default" or args.burst != 1 or args.concurrency != 64 or args.rate != 900
                   or args.tracking != ["none"] or args.variants != ["off"])
     write_results("paid-whatif" if whatif_run else "paid", args, rows, profiles=profiles)

@@ -15,7 +15,7 @@ import time
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench import alternatives
+from bench import alternatives, questions
 from bench.budget_stats import BudgetStatements
 from bench.common import (
     ADMIN_ID,
@@ -38,7 +38,8 @@ from bench.traces import Connections, DbClock, SendTrace
 
 COLUMNS = ["latency_ms", "sender", "msg_s", "of_cap", "delivered_s", "delivered", "lost", "not_attempted", "429s",
            "failures", "early_calls", "edits", "busiest_all",
-           "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item", "budget_stmts_item", "spread_ms", "lane_rate"]
+           "dups", "wall_s", "call_ms", "in_flight_avg", "db_ms_item", "db_stmts_item", "budget_stmts_item",
+           "queries_msg", "spread_ms", "lane_rate"]
 
 
 def cap() -> float:
@@ -75,9 +76,12 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
         from app.extensions import db
         from app.repository.telegram_budget import budget_engine
 
+        # Everything the database receives from the job's creation to its end, COMMITs included.
+        queries = questions.start(db.engine, budget_engine(db.engine))
         job = create_text_job(settings)
         if not args.no_progress:
             attach_progress_message(job.id, settings)
+        created = queries.read()
         trace, clock = SendTrace(), DbClock(db.engine)
         budget_clock, budget = DbClock(budget_engine(db.engine)), BudgetStatements(budget_engine(db.engine))
         connections = Connections(db.engine, budget_engine(db.engine))
@@ -92,6 +96,8 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
                     break
         finally:
             wall = time.monotonic() - started
+            done = queries.read()
+            queries.close()
             cycle = trace.close(wall)
             clock.close()
             budget_clock.close()
@@ -114,7 +120,8 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
         name = f"engine pump_all ({settings['broadcast_rate_per_second']:g}/s of cap " \
                f"{settings['telegram_rate_per_second']:g}, {settings['broadcast_concurrency']} in flight" \
                + ("" if args.no_progress else ", progress edits") + ")"
-        return summarize(sim, name, latency, len(users), wall, extra)
+        row = summarize(sim, name, latency, len(users), wall, extra)
+        return row | questions.figures(queries, created, done, row["delivered"])
 
 
 def attach_progress_message(job_id: int, settings: dict) -> None:
@@ -175,7 +182,9 @@ def main(argv=None) -> int:
                 print_table([row], COLUMNS)
     print_table(rows, COLUMNS, title=f"Throughput vs the limit ({args.users} recipients, db={args.db}); "
                                      f"latency ± {args.jitter:.0%}; "
-                                     f"msg_s = simulator-side rate over the sending window; of_cap = msg_s / {cap():g}")
+                                     f"msg_s = simulator-side rate over the sending window; of_cap = msg_s / {cap():g}"
+                                     f"; queries_msg = all the database received per message delivered, "
+                                     f"job creation and COMMITs included ({questions.SOURCE[args.db]})")
     tag = args.tag or ("whatif" if args.concurrency else "")
     write_results("throughput" + (f"-{tag}" if tag else ""), args, rows)
     return 0
