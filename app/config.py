@@ -133,6 +133,10 @@ def engine_options(url: str) -> dict:
         return {
             **ONE_CONNECTION,
             "pool_pre_ping": True,
+            # No ROLLBACK when a connection goes back to the pool: every session ends its own
+            # transaction (commit, or close()'s rollback), so the pool's would be a second
+            # statement per transaction, counted by a host's query cap.
+            "pool_reset_on_return": None,
             "pool_recycle": MYSQL_POOL_RECYCLE_SECONDS,
             "isolation_level": "READ COMMITTED",
             "connect_args": {"charset": "utf8mb4", "connect_timeout": MYSQL_CONNECT_TIMEOUT_SECONDS},

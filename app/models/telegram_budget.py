@@ -16,6 +16,10 @@ class TelegramBudget(db.Model):
 
     ``next_us`` is the GCRA theoretical arrival time (when the next slot is
     due); ``hold_until_us`` is a 429's retry_after, which holds every process.
+    ``owner_id`` is the process that books the lane most (a pump), busy until
+    ``owner_until_us`` (its last slot plus its calls' answer wait); every other
+    booker's calls may be unanswered until ``others_until_us``. A process that
+    owns the lane and sees no one else busy needs no re-read of the hold.
     """
 
     __tablename__ = "telegram_budget"
@@ -24,6 +28,9 @@ class TelegramBudget(db.Model):
     lane: Mapped[str] = mapped_column(String(16), primary_key=True)
     next_us: Mapped[int] = mapped_column(BigInteger, default=0)
     hold_until_us: Mapped[int] = mapped_column(BigInteger, default=0)
+    owner_id: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    owner_until_us: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    others_until_us: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class TelegramChatPace(db.Model):

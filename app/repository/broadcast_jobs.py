@@ -45,6 +45,7 @@ _FENCE = by_primary_key(update(T).where(T.c.id == bindparam("job_id"), T.c.lease
                         .values(lease_expires_at=bindparam("expires")))
 _FENCE_RUNNING = _FENCE.where(T.c.status == bindparam("running"))
 _ADD_COUNTS: dict[tuple[str, ...], object] = {}  # the counters an add_counts moves -> its statement
+_FENCES: dict[tuple[bool, tuple[str, ...]], object] = {}  # (require_running, counters) -> its fence
 
 
 def _update(*where, **values) -> int:
@@ -73,16 +74,40 @@ def acquire_lease(job_id: int, token: str, now: datetime, ttl: int) -> bool:
     ) == 1
 
 
-def fence(job_id: int, token: str, now: datetime, ttl: int, *, require_running: bool) -> bool:
-    """Renew our lease inside the current transaction; False if it is no longer ours.
+def fence(job_id: int, token: str, now: datetime, ttl: int, *, require_running: bool,
+          counts: dict[str, int] | None = None) -> bool:
+    """Renew our lease inside the current transaction, moving the counters by ``counts``; False if it is not ours.
 
     Run first in every write transaction of a pump: it locks the job row, so a
     pump whose lease expired and was taken over fails here and writes nothing.
+    The counters of the outcomes the same transaction writes ride along (the
+    caller corrects them by what its writes really changed, add_counts), so a
+    step costs one statement on the job, not two.
     """
-    params = {"job_id": job_id, "token": token, "expires": now + timedelta(seconds=ttl)}
+    values = _counter_values(counts or {})
+    params = {"job_id": job_id, "token": token, "expires": now + timedelta(seconds=ttl),
+              **{f"add_{c}": n for c, n in values.items()}}
+    stmt = _FENCES.get((require_running, tuple(sorted(values))))
+    if stmt is None:
+        stmt = _FENCE_RUNNING if require_running else _FENCE
+        if values:
+            stmt = stmt.values({c: T.c[c] + bindparam(f"add_{c}") for c in sorted(values)})
+        _FENCES[(require_running, tuple(sorted(values)))] = stmt
     if require_running:
-        return db.session.execute(_FENCE_RUNNING, {**params, "running": RUNNING}).rowcount == 1
-    return db.session.execute(_FENCE, params).rowcount == 1
+        params["running"] = RUNNING
+    return db.session.execute(stmt, params).rowcount == 1
+
+
+def _counter_values(by_status: dict[str, int]) -> dict[str, int]:
+    """Return {counter column: n} for final item statuses' moves (zero moves left out)."""
+    values = {}
+    for status, n in by_status.items():
+        counter = ItemStatus(status).counter
+        if counter is None:
+            raise ValueError(f"no counter for item status {status!r}")
+        if n:
+            values[counter] = n
+    return values
 
 
 def release_lease(job_id: int, token: str) -> None:
@@ -92,13 +117,7 @@ def release_lease(job_id: int, token: str) -> None:
 
 def add_counts(job_id: int, **by_status: int) -> None:
     """Move the counters of final item statuses (sent=3, failed=-1) by atomic increments, never read-modify-write."""
-    values = {}
-    for status, n in by_status.items():
-        counter = ItemStatus(status).counter
-        if counter is None:
-            raise ValueError(f"no counter for item status {status!r}")
-        if n:
-            values[counter] = n
+    values = _counter_values(by_status)
     if not values:
         return
     counters = tuple(sorted(values))

@@ -49,11 +49,14 @@ class Reservation(NamedTuple):
     callers use an anchored clock (``now_us()`` once, then monotonic time).
     ``held`` says a 429 hold was running at that "now": when False, the
     booking doubles as a fresh read of the hold (nothing holds the lane).
+    ``others`` says another process's calls on the lane may still be
+    unanswered (see reserve): False only for the lane's owner, alone on it.
     """
 
     start_us: int
     now_us: int | None
     held: bool = False
+    others: bool = True
 
 
 def _kind(engine: Engine) -> str:
@@ -116,7 +119,8 @@ def now_us(engine: Engine) -> int:
     return int(rows[0][0])
 
 
-def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: int) -> Reservation | None:
+def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: int, *, me: int = 0,
+            busy_us: int = 0) -> Reservation | None:
     """Reserve ``n`` consecutive slots on ``lane``; None (reserving nothing) if the first is too late.
 
     The first slot starts at GREATEST(next_us, hold_until_us, now): never
@@ -126,33 +130,77 @@ def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: in
     under concurrency: the upsert locks the row (InnoDB) or runs under
     SQLite's write lock, so the read of next_us and its advance by n*interval
     are one step; a concurrent reservation starts where this one ended.
+
+    The same statement says who else is busy on the lane. Booker ``me`` (a
+    process's random id) may have calls unanswered until its last slot plus
+    ``busy_us``: as the lane's owner (it owned it, or the owner's window ran
+    out) that extends owner_until_us, else others_until_us. The reservation's
+    ``others`` is False only when ``me`` owns the lane and nobody else's
+    window is open: then no other process can have a call in flight that
+    could draw a 429 before this reservation's slots (any later booking
+    starts after them), so the hold need not be read again for them.
     """
     kind = _kind(engine)
     now = _NOW[kind]
-    start = f"GREATEST(next_us, hold_until_us, {now})" if kind == "mysql" else f"MAX(next_us, hold_until_us, {now})"
-    params = {"lane": lane, "span": n * interval_us, "limit": max_wait_us}
+    params = {"lane": lane, "span": n * interval_us, "limit": max_wait_us, "me": me, "busy": busy_us}
     if kind == "mysql":
-        # LAST_INSERT_ID(expr) hands expr back in the OK packet (PyMySQL's
-        # lastrowid): the new next_us times 2, plus 1 if a hold is running;
-        # 0 when refused (the row is left unchanged).
-        new = f"{start} + :span"
-        _, value = _execute(engine, (
-            "INSERT INTO telegram_budget (lane, next_us, hold_until_us) "
-            f"VALUES (:lane, {now} + :span + 0 * LAST_INSERT_ID(({now} + :span) * 2), 0) "
-            f"ON DUPLICATE KEY UPDATE next_us = IF({start} <= {now} + :limit, "
-            f"{new} + 0 * LAST_INSERT_ID(({new}) * 2 + (hold_until_us > {now})), next_us + LAST_INSERT_ID(0))"),
-            params)
-        if not value:
-            return None
-        return Reservation(int(value) // 2 - n * interval_us, None, bool(int(value) % 2))
+        return _reserve_mysql(engine, now, params, n * interval_us)
+    start = f"MAX(next_us, hold_until_us, {now})"
+    busy_until = f"{start} + :span + :busy"
+    mine = f"(owner_id = :me OR owner_until_us < {now})"
     rows, _ = _execute(engine, (
-        f"INSERT INTO telegram_budget (lane, next_us, hold_until_us) VALUES (:lane, {now} + :span, 0) "
-        f"ON CONFLICT(lane) DO UPDATE SET next_us = {start} + :span WHERE {start} <= {now} + :limit "
-        f"RETURNING next_us, {now}, hold_until_us"), params)
+        "INSERT INTO telegram_budget (lane, next_us, hold_until_us, owner_id, owner_until_us, others_until_us) "
+        f"VALUES (:lane, {now} + :span, 0, :me, {now} + :span + :busy, 0) "
+        f"ON CONFLICT(lane) DO UPDATE SET "
+        f"others_until_us = CASE WHEN {mine} THEN others_until_us ELSE MAX(others_until_us, {busy_until}) END, "
+        f"owner_id = CASE WHEN {mine} THEN :me ELSE owner_id END, "
+        f"owner_until_us = CASE WHEN {mine} THEN MAX(CASE WHEN owner_id = :me THEN owner_until_us ELSE 0 END, "
+        f"{busy_until}) ELSE owner_until_us END, "
+        f"next_us = {start} + :span WHERE {start} <= {now} + :limit "
+        f"RETURNING next_us, {now}, hold_until_us, owner_id <> :me OR others_until_us > {now}"), params)
     if not rows:
         return None
-    next_us, now_value, hold_us = (int(v) for v in rows[0])
-    return Reservation(next_us - n * interval_us, now_value, hold_us > now_value)
+    next_us, now_value, hold_us, others = (int(v) for v in rows[0])
+    return Reservation(next_us - n * interval_us, now_value, hold_us > now_value, bool(others))
+
+
+def _reserve_mysql(engine: Engine, now: str, params: dict, span_us: int) -> Reservation | None:
+    """reserve() on MySQL/MariaDB: its answer comes back through LAST_INSERT_ID in the OK packet.
+
+    MySQL assigns ON DUPLICATE KEY UPDATE's columns left to right, each later
+    one seeing the earlier ones' new values, so the order matters: the
+    activity columns read the old next_us (whether the booking is granted,
+    and its end), and next_us comes last, handing back its new value times 4,
+    plus 2 if a hold is running, plus 1 if others are busy (read from the
+    activity columns just written); 0 when refused (the row is left unchanged).
+    """
+    start = f"GREATEST(next_us, hold_until_us, {now})"
+    ok = f"({start} <= {now} + :limit)"
+    busy_until = f"{start} + :span + :busy"
+    mine = f"(owner_id = :me OR owner_until_us < {now})"
+    new = f"{start} + :span"
+    answer = f"({new}) * 4 + (hold_until_us > {now}) * 2 + (owner_id <> :me OR others_until_us > {now})"
+    _, value = _execute(engine, (
+        "INSERT INTO telegram_budget (lane, next_us, hold_until_us, owner_id, owner_until_us, others_until_us) "
+        f"VALUES (:lane, {now} + :span + 0 * LAST_INSERT_ID(({now} + :span) * 4), 0, :me, {now} + :span + :busy, 0) "
+        "ON DUPLICATE KEY UPDATE "
+        f"others_until_us = IF({ok} AND NOT {mine}, GREATEST(others_until_us, {busy_until}), others_until_us), "
+        f"owner_id = IF({ok} AND {mine}, :me, owner_id), "
+        f"owner_until_us = IF({ok} AND owner_id = :me, GREATEST(owner_until_us, {busy_until}), owner_until_us), "
+        f"next_us = IF({ok}, {new} + 0 * LAST_INSERT_ID({answer}), next_us + LAST_INSERT_ID(0))"),
+        params)
+    if not value:
+        return None
+    value = int(value)
+    return Reservation(value // 4 - span_us, None, bool(value & 2), bool(value & 1))
+
+
+def release_owner(engine: Engine, lane: str, me: int, busy_us: int) -> None:
+    """End ``me``'s ownership window at now + ``busy_us`` (its calls are answered): the next pump starts alone."""
+    now = _NOW[_kind(engine)]
+    least = "LEAST" if _kind(engine) == "mysql" else "MIN"
+    _execute(engine, f"UPDATE telegram_budget SET owner_until_us = {least}(owner_until_us, {now} + :busy) "
+                     "WHERE lane = :lane AND owner_id = :me", {"lane": lane, "me": me, "busy": busy_us})
 
 
 def hold(engine: Engine, lanes: tuple[str, ...], retry_after_s: float) -> None:
@@ -214,6 +262,33 @@ def reserve_chat(engine: Engine, chat_id: int, interval_us: int, max_wait_us: in
     if not rows:
         return None
     return Reservation(int(rows[0][0]) - interval_us, int(rows[0][1]))
+
+
+def reserve_chats(engine: Engine, slots: list[tuple[int, int]], interval_us: int) -> set[int]:
+    """Book each chat at its own slot ((chat id, µs) pairs) if it is free by then; return the chats booked.
+
+    One statement for a whole block of broadcast copies (two on MySQL, which
+    reads the rows back): a chat whose next_us is past its slot (a reply or a
+    429 booked it) is left as it is and is not in the answer, so its copy
+    waits for a later block. A chat booked by someone else right after this
+    statement reads back as not ours either: its copy waits too (the safe way).
+    """
+    if not slots:
+        return set()
+    values = ", ".join(f"({int(chat)}, {int(at) + interval_us})" for chat, at in slots)
+    if _kind(engine) == "sqlite":
+        rows, _ = _execute(engine, (
+            f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES {values} "
+            "ON CONFLICT(chat_id) DO UPDATE SET next_us = excluded.next_us "
+            "WHERE next_us <= excluded.next_us - :iv RETURNING chat_id"), {"iv": interval_us})
+        return {int(r[0]) for r in rows}
+    _execute(engine, (
+        f"INSERT INTO telegram_chat_pace (chat_id, next_us) VALUES {values} ON DUPLICATE KEY UPDATE "
+        "next_us = IF(next_us <= VALUES(next_us) - :iv, VALUES(next_us), next_us)"), {"iv": interval_us})
+    ours = {int(chat): int(at) + interval_us for chat, at in slots}
+    rows, _ = _execute(engine, f"SELECT chat_id, next_us FROM telegram_chat_pace WHERE chat_id IN "
+                               f"({', '.join(str(c) for c in ours)})", {})
+    return {int(chat) for chat, next_us in rows if ours.get(int(chat)) == int(next_us)}
 
 
 def hold_chat(engine: Engine, chat_id: int, until_us: int) -> None:

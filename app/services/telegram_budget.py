@@ -9,9 +9,11 @@ them to its own time.monotonic() with a ``BudgetClock`` anchor.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Hashable
+from typing import NamedTuple
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -132,6 +134,23 @@ def jitter_interval(rate: float, spread: float, limit: float | None = None) -> f
     return max(1.0 / rate, (1.0 + spread) / (rate + 1.0 if limit is None else limit))
 
 
+# A reply's call may stay unanswered this long after its slot (its read timeout and a connect, rounded up):
+# the other processes' window of this process's activity on a lane (reserve's busy_us).
+REPLY_BUSY_SECONDS = 5.0
+
+
+class Booking(NamedTuple):
+    """Slots booked in one statement (monotonic times), and whether they are this process's alone.
+
+    ``quiet``: no other process's call on the bot can draw a 429 before the
+    last of these slots (reserve's ``others`` was False on every lane that
+    tells), so a 429 hold can only come from this process, which knows it at once.
+    """
+
+    slots: list[float]
+    quiet: bool = False
+
+
 class SharedRateLimiter:
     """Evenly spaced slots at ``rate``/s on one shared lane: ``RateLimiter``'s interface, bot-wide.
 
@@ -154,8 +173,16 @@ class SharedRateLimiter:
     def __init__(self, engine: Engine, rate: float, lane: str = FREE, *, hold_lanes: tuple[str, ...] = LANES,
                  recheck: float = 0.1, max_lateness: float | None = None, db_clock: BudgetClock | None = None,
                  jitter: JitterGauge | None = None, limit: float | None = None,
+                 activity: SharedRateLimiter | None = None, busy_for: float = REPLY_BUSY_SECONDS,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
         self._engine = engine
+        # This process's booker id on the lane row (reserve's ``me``), and how long its calls
+        # may stay unanswered after their slot. ``activity``: the lane whose row tells who else
+        # is busy on the bot when this one's cannot (the paid lane asks the free one).
+        self.me = secrets.randbits(62) | 1
+        self.busy_for = busy_for
+        self._activity = activity
+        self._booked_until = _NEVER  # the end of this process's latest booking (the lane is booked at least so far)
         self._lane = lane
         self._hold_lanes = hold_lanes
         self._recheck = recheck
@@ -243,50 +270,91 @@ class SharedRateLimiter:
         sleeps to each slot and should ask ``clear_at(slot, reserved_at)``
         before using a slot booked long before.
         """
-        interval = self.interval
+        return self.book(n, deadline, max_wait).slots
+
+    def book(self, n: int, deadline: float | None = None, max_wait: float | None = None, *,
+             busy_for: float | None = None, spacing: float = 0.0) -> Booking:
+        """Like acquire_many(), saying whether the slots are this process's alone (Booking.quiet).
+
+        ``busy_for``: how long after its slot each call may stay unanswered
+        (default: a reply's); ``spacing``: slots at least this far apart (a
+        broadcast's own slower rate). A booking that cannot start within
+        ``max_wait`` is refused here, with no statement, when this process's
+        own bookings already reach that far (a progress edit while a pump books ahead).
+        """
+        interval = max(self.interval, spacing)
         now = self._clock()
         limit = repo.NO_LIMIT_US / _US if max_wait is None else max_wait
         if deadline is not None:
             limit = min(limit, deadline - now - (n - 1) * interval)
-        if limit < 0 or n < 1:
-            return []
+        with self._lock:
+            ahead = max(self._booked_until, self._hold) - now
+        if limit < 0 or n < 1 or ahead > limit:
+            return Booking([])
+        busy = self.busy_for if busy_for is None else busy_for
+        quiet = False
         try:
             self.statements += 1
-            booked = repo.reserve(self._engine, self._lane, n, round(interval * _US), int(limit * _US))
+            booked = repo.reserve(self._engine, self._lane, n, round(interval * _US), int(limit * _US), me=self.me,
+                                  busy_us=int(busy * _US))
             if booked is None:
-                return []
+                return Booking([])
             start = self._db_clock.to_mono(booked.start_us)
             if booked.held:
                 self._refresh_hold(self._clock())  # rare: learn how long the running hold lasts
             else:
                 with self._lock:  # no hold was running: the booking was a fresh read of it
                     self._read_at = max(self._read_at, now)
+            quiet = not booked.others and (self._activity is None or self._activity.alone(busy))
         except SQLAlchemyError:
             log.warning("telegram budget: database unreachable, pacing this process alone", exc_info=True)
             start = self._take_local(n, interval, now, limit)
             if start is None:
-                return []
+                return Booking([])
+        with self._lock:
+            self._booked_until = max(self._booked_until, start + n * interval)
         slots = [start + i * interval for i in range(n)]
         # The database judged the limit a round trip later than `now`: never hand out a slot past the deadline.
-        return [s for s in slots if deadline is None or s <= deadline]
+        return Booking([s for s in slots if deadline is None or s <= deadline], quiet)
+
+    def alone(self, busy_for: float) -> bool:
+        """Record this process's activity on the lane without booking a slot; True if nobody else is busy on it."""
+        try:
+            self.statements += 1
+            booked = repo.reserve(self._engine, self._lane, 0, 0, repo.NO_LIMIT_US, me=self.me,
+                                  busy_us=int(busy_for * _US))
+        except SQLAlchemyError:
+            return False
+        return booked is not None and not booked.others
+
+    def release(self) -> None:
+        """Say this process's long calls are answered: its ownership window shrinks to a reply's (best effort)."""
+        try:
+            self.statements += 1
+            repo.release_owner(self._engine, self._lane, self.me, int(self.busy_for * _US))
+        except SQLAlchemyError:
+            log.warning("telegram budget: could not release the lane's ownership", exc_info=True)
 
     def is_late(self, slot: float) -> bool:
         """Tell whether using ``slot`` now would be later than ``max_lateness`` allows."""
         return self._max_lateness is not None and self._clock() - slot > self._max_lateness * self._base
 
-    def clear_at(self, slot: float, reserved_at: float | None = None, *, late_ok: bool = False) -> bool:
+    def clear_at(self, slot: float, reserved_at: float | None = None, *, late_ok: bool = False,
+                 quiet: bool = False) -> bool:
         """Return True unless a 429 hold (from any process) covers ``slot``, or the slot is late.
 
         Every booking in this process tells whether a hold is running, so
         bookings double as reads of the hold; when the latest is older than
         ``recheck`` seconds the shared row is read again (once for all threads).
+        A ``quiet`` slot (Booking.quiet) is judged on this process's own
+        knowledge: no one else can have recorded a hold that covers it.
         """
         with self._lock:
             if self._hold > slot:
                 return False
             known_at = max(self._read_at, _NEVER if reserved_at is None else reserved_at)
         started = self._clock()
-        if started - known_at > self._recheck:
+        if not quiet and started - known_at > self._recheck:
             self._refresh_hold(started)
             with self._lock:
                 if self._hold > slot:
@@ -414,6 +482,30 @@ class SharedChatPacer:
             self._sleep(delay)
         self._maybe_prune()
         return slot
+
+    def book_block(self, slots: list[tuple[Hashable, float]]) -> set[Hashable]:
+        """Book each chat at its own slot (monotonic) if it is free by then, in one statement; return those booked.
+
+        A block of broadcast copies, one per chat: each chat's row says when a
+        reply or another process may write to it next, as a single booking would.
+        """
+        keyed = [(chat, at) for chat, at in slots if isinstance(chat, int)]
+        booked = self._local.book_block([(chat, at) for chat, at in slots if not isinstance(chat, int)])
+        if not keyed:
+            return booked
+        interval = self.interval_for(keyed[0][0])  # a block's chats are users: one interval
+        try:
+            ours = repo.reserve_chats(self._engine, [(chat, self._db_clock.to_us(at)) for chat, at in keyed],
+                                      round(interval * _US))
+        except SQLAlchemyError:
+            log.warning("telegram budget: database unreachable, pacing a block's chats in this process alone",
+                        exc_info=True)
+            return booked | self._local.book_block(keyed)
+        with self._hint_lock:
+            for chat in ours:
+                self._hints.pop(chat, None)
+        self._maybe_prune()
+        return booked | ours
 
     def ready_at(self, chat_id: Hashable) -> float:
         """Return the monotonic time the chat may next receive a message (may be in the past)."""

@@ -27,6 +27,8 @@ FREE_RECHECK_SECONDS = 0.005
 # at 29/s) is booked again: Telegram's limit is one slot above the cap, so
 # sends that a stalled thread lets bunch up would cross it.
 FREE_MAX_LATENESS = 0.3
+# A reply's busy window beyond its connect and read timeouts (the thread's own scheduling).
+REPLY_SLACK = 0.5
 # Telegram takes up to this many paid broadcast messages a second (allow_paid_broadcast).
 PAID_LIMIT = 1000
 # A process that exits (a gunicorn worker stopped or recycled, a Passenger
@@ -87,6 +89,8 @@ def get_client(settings: dict, *, paid: bool = False) -> TelegramClient:
             client.pace_recipients = not paid
             _clients[(*key, paid)] = client
     client.rate_limiter.set_rate(rate, burst_for(rate))
+    # How long another process must assume this one's replies may stay unanswered (reserve's busy window).
+    shared.free.busy_for = settings["telegram_connect_timeout"] + settings["telegram_read_timeout"] + REPLY_SLACK
     return client
 
 
@@ -104,10 +108,13 @@ def _shared_pacing(token: str, cap: float, paid_rate: float) -> SharedPacing:
             # Its slots also spread apart as far as the calls' measured arrival jitter needs (JitterGauge).
             SharedRateLimiter(engine, cap, FREE, recheck=FREE_RECHECK_SECONDS, max_lateness=FREE_MAX_LATENESS,
                               db_clock=clock, jitter=JitterGauge()),
-            # The paid lane's margin is against Telegram's paid limit (1000/s), not its own rate + 1.
-            SharedRateLimiter(engine, paid_rate, PAID, db_clock=clock, jitter=JitterGauge(), limit=PAID_LIMIT),
+            None,
             SharedChatPacer(engine, db_clock=clock),
         )
+        # The paid lane's margin is against Telegram's paid limit (1000/s), not its own rate + 1. Who
+        # else is busy on the bot is told by the free lane's row, where replies book.
+        shared.paid = SharedRateLimiter(engine, paid_rate, PAID, db_clock=clock, jitter=JitterGauge(),
+                                        limit=PAID_LIMIT, activity=shared.free)
     shared.free.set_rate(cap)
     shared.paid.set_rate(paid_rate)
     return shared

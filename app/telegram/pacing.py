@@ -57,6 +57,16 @@ class RateLimiter:
                 return True
             # A 429 arrived while we slept and covers our slot: take a later one.
 
+    def reserve_slots(self, n: int, deadline: float | None = None) -> list[float]:
+        """Book the next ``n`` slots at once (no sleep); those starting after deadline are not booked."""
+        slots = []
+        for _ in range(n):
+            reserved = self._reserve(deadline)
+            if reserved is None:
+                break
+            slots.append(reserved[0])
+        return slots
+
     def next_slot_in(self) -> float:
         """Return seconds until a slot reserved now would start (0 if free now)."""
         with self._lock:
@@ -127,6 +137,16 @@ class ChatPacer:
         if delay > 0:
             self._sleep(delay)
         return slot
+
+    def book_block(self, slots: list[tuple[Hashable, float]]) -> set[Hashable]:
+        """Book each chat at its own slot if it is free by then (no sleep); return the chats booked."""
+        booked = set()
+        with self._lock:
+            for chat_id, at in slots:
+                if self._next.get(chat_id, _NEVER) <= at:
+                    self._next[chat_id] = at + self.interval_for(chat_id)
+                    booked.add(chat_id)
+        return booked
 
     def ready_at(self, chat_id: Hashable) -> float:
         """Return the monotonic time the chat may next receive a message (may be in the past).

@@ -43,10 +43,11 @@ def judge(streak: Streak, done: Iterable[tuple[int, oc.Outcome]], *, stop: Stop 
           max_errors: int) -> tuple[Streak, Decision]:
     """Judge one step's (item id, outcome) pairs in order, given the pump's stop and whether the job already pauses.
 
-    The threshold is checked once the whole step is judged, as the step's
-    writes are one transaction.
+    The breaker trips when the streak reaches the threshold anywhere in the
+    step (a success later in the same step does not undo it: a block's step
+    judges a second of answers at once); the step's writes are one transaction.
     """
-    retry_after, pause = 0.0, None
+    retry_after, pause, tripped = 0.0, None, None
     for item_id, outcome in done:
         kind = outcome.kind
         if kind_of(outcome, stop) != kind:
@@ -56,6 +57,8 @@ def judge(streak: Streak, done: Iterable[tuple[int, oc.Outcome]], *, stop: Stop 
         elif outcome.systemic:
             failed = (*streak.failed, item_id) if kind == oc.FAILED else streak.failed
             streak = Streak(streak.errors + 1, failed, outcome.error or "")
+            if tripped is None and streak.errors >= max_errors:
+                tripped = streak
         elif kind == oc.RATE_LIMITED:
             # Telegram's 429 explains a "budget" stop seen first by our own pacer.
             stop = Stop.RATE_LIMITED if stop in (None, Stop.BUDGET) else stop
@@ -67,6 +70,6 @@ def judge(streak: Streak, done: Iterable[tuple[int, oc.Outcome]], *, stop: Stop 
         elif kind == oc.BOT_ERROR and not paused:
             stop = pause = Stop.UNAUTHORIZED
             paused = True
-    if streak.errors < max_errors:
+    if tripped is None:
         return streak, Decision(stop, retry_after, pause)
-    return Streak(), Decision(Stop.BREAKER, retry_after, pause if paused else Stop.BREAKER, trip=streak)
+    return Streak(), Decision(Stop.BREAKER, retry_after, pause if paused else Stop.BREAKER, trip=tripped)

@@ -49,9 +49,10 @@ class Lease:
 
         return in_transaction(take)
 
-    def fence(self, *, require_running: bool) -> bool:
-        """Renew our lease as the first statement of a write transaction."""
-        ok = jobs_repo.fence(self.job_id, self.token, self.now(), self.ttl, require_running=require_running)
+    def fence(self, *, require_running: bool, counts: dict | None = None) -> bool:
+        """Renew our lease as the first statement of a write transaction (moving the job's counters by ``counts``)."""
+        ok = jobs_repo.fence(self.job_id, self.token, self.now(), self.ttl, require_running=require_running,
+                             counts=counts)
         if ok:
             self.renewed_at = self.clock()
         return ok

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
@@ -16,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, KIND_EDIT, RUNNING, BroadcastJob
 from app.repository.telegram_budget import budget_engine
-from app.services.broadcast import clicks, greeting, text_rules
+from app.services.broadcast import breaker, clicks, greeting, text_rules
 from app.services.broadcast.content import action_params, by_variant, message_params, target_params
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
@@ -35,26 +36,26 @@ from app.services.broadcast.stops import Stop
 from app.texts import lang_of
 
 log = logging.getLogger(__name__)
-# With a wide window (paid broadcasts), wait a moment after a completion so
-# one commit records several; a narrow window refills at once, because at
-# 4 sends in flight and 150 ms latency every millisecond of refill delay
-# costs rate.
-GATHER_SECONDS = 0.005
-GATHER_MIN_WINDOW = 16
-# When the next slot is this far off, record sends that finish meanwhile
-# (an extra short transaction); nearer slots record them with the next mark,
-# so at full rate each item still costs one transaction.
-RECORD_WHILE_WAITING = 0.05
+# A send is handed to its thread this long before its slot (the thread sleeps the rest):
+# handed over at the slot itself it would start late.
+HAND_OVER_AHEAD = 0.01
 # Telegram's answer when editMessageText meets a media copy: its caption is edited instead.
 NO_TEXT = "there is no text in the message to edit"
+# Stops after which the sends already claimed and booked still go: the cap counted them, the run's end is after them.
+SENDS_GO_ON = frozenset({None, Stop.PAID_CAP, Stop.BUDGET})
+# A scheduled send: its claim, its bot-wide slot, and whether its block is the bot's only sender (Block.quiet).
+Scheduled = tuple[Claim, Slot, bool]
 
 
 class Pump:
-    """State of one pump call: this thread claims and records (through the Recorder), the pool's threads send.
+    """State of one pump call: this thread books blocks, claims and records (through the Recorder); the pool sends.
 
-    A send thread still reaches the database itself: through the Booker it
-    books its chat (and a fresh bot-wide slot when it woke late) and, before
-    retrying after a 429, reads the job's status on its own connection (may_retry).
+    Block by block: one step writes the outcomes so far and claims the next
+    block's items, one booking takes their bot-wide slots, one more their
+    chats; each send is handed to a pool thread just before its slot. A send
+    thread reaches the database only when its block was not the bot's only
+    sender (a hold re-read before its request) and, before retrying after a
+    429, to read the job's status on its own connection (may_retry).
     """
 
     def __init__(self, job_id: int, max_seconds: float, settings: dict, client, outbox, clock, sleep):
@@ -75,6 +76,9 @@ class Pump:
         self.outbox_worker = False
         self.track = None  # each copy's button gets its own tracked link (set by run, see clicks.tracker)
         self.action = False  # an unsend or edit job (set by run)
+        # The answers' own verdict, judged in memory as they come (watch): a stop the next step will write.
+        self.streak = breaker.Streak()
+        self.warned = False
 
     def halt(self) -> None:
         """The job stopped running (cancel/pause): no send of this pump starts any more."""
@@ -111,24 +115,23 @@ class Pump:
         self.lease.pause_for(wait_s)
         return True
 
-    def send(self, method: str, params: dict, user_id: int, slot: Slot | None = None):
-        """Send one recipient's copy in a worker thread at its bot-wide slot (already booked; None: paced alone)."""
+    def send(self, method: str, params: dict, user_id: int, slot: Slot, quiet: bool):
+        """Send one recipient's copy in a worker thread at its bot-wide slot (booked with its chat by the block)."""
         try:
-            ready = self.booker.wait_for(slot, user_id)
-            if ready is None:
+            if not self.booker.clear(slot, quiet):
                 return HELD_BACK
             if not self.lease.fresh():
                 # This process stalled past its lease: another pump or cron may already count this
                 # item unknown and an unsend read the ledger, so a copy sent now could never be reached.
                 log.warning("job %s: lease too old to send to %s (this process stalled)", self.job_id, user_id)
                 return HELD_BACK
+            chat_taken = self.booker.chats is not None
             if self.action:
-                return self.act(method, params, user_id, ready.chat_taken)
+                return self.act(method, params, user_id, chat_taken)
             result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
                                       retry_unknown=False, broadcast=True, slot_taken=True,
-                                      chat_taken=ready.chat_taken, may_retry=self.may_retry,
+                                      chat_taken=chat_taken, may_retry=self.may_retry,
                                       read_timeout=self.answer_wait())
-            self.booker.after_answer(user_id, ready)
             return delivered(result)
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
@@ -160,21 +163,16 @@ class Pump:
             self.client.call("editMessageCaption", {"chat_id": user_id, **caption, "caption": params["text"]}, **call)
         return classify_action(None)
 
-    def take_slots(self, want: int) -> list[Slot | None]:
-        """Take up to ``want`` sends' rate slots (the Booker waits and books); none once a stop came first."""
-        taken = self.booker.take(want)
-        if isinstance(taken, Stop):
-            self.stop = self.stop or taken
-            return []
-        return taken
-
-    def make_booker(self, parts: int) -> Booker:
+    def make_booker(self, parts: int, window: int) -> Booker:
         """Return the Booker of this pump's sends: its client's pacers, its deadline, its lease kept while waiting."""
         client = self.client
-        return Booker(parts, limiter=client.rate_limiter, budget=client.broadcast_budget,
-                      pace_chat=client.pace_chat if client.pace_recipients else None, rebook_chat=client.rebook_chat,
-                      clock=self.clock, sleep=self.sleep, deadline=self.deadline, heartbeat=self.lease.heartbeat,
-                      keep=self.lease.keep, pause=self.lease.pause_for, stopped=lambda: self.stop)
+        chats = client.chat_pacer if client.pace_recipients else None
+        connect = self.settings["telegram_connect_timeout"]
+        return Booker(parts, limiter=client.rate_limiter, budget=client.broadcast_budget, chats=chats, window=window,
+                      busy_for=lambda: self.answer_wait() + connect,
+                      call_seconds=lambda: client.typical_call_seconds, clock=self.clock, sleep=self.sleep,
+                      deadline=self.deadline, heartbeat=self.lease.heartbeat, keep=self.lease.keep,
+                      pause=self.lease.pause_for, stopped=lambda: self.stop)
 
     def personal_params(self, params: dict, claim: Claim) -> dict:
         """Return the call's parameters for this claimed item: an action's copy, a tracked link, a greeting by name."""
@@ -213,27 +211,27 @@ class Pump:
 
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""
-        return self.stop is None and self.clock() < self.deadline and recorder.may_have_more
+        return self.stop is None and not self.warned and self.clock() < self.deadline and recorder.may_have_more
 
     def run(self) -> None:
-        """Dispatch pending items with a sliding window until done, stopped or out of budget."""
+        """Send pending items block by block until done, stopped or out of time."""
         job = db.session.get(BroadcastJob, self.job_id)
         self.action = job.kind in ACTION_KINDS
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
         # Each language variant's method and parameters; a claim without a variant gets the default's.
-        variant_calls = by_variant(job, method, params)
-        strict = job.kind == KIND_EDIT  # an edit's copies get their own variant's text, or none
-        if strict and job.text is None:
-            del variant_calls[None]  # an edit of named variants only: the default's copies are not its to edit
+        self.calls = by_variant(job, method, params)
+        self.strict = job.kind == KIND_EDIT  # an edit's copies get their own variant's text, or none
+        if self.strict and job.text is None:
+            del self.calls[None]  # an edit of named variants only: the default's copies are not its to edit
+        window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
-        self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1)
+        self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1, window)
         self.personal = greeting.is_personal(job)
         self.track = clicks.tracker(job)
-        window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         notifier = Notifier(self.outbox, self.clock, self.deadline, worker=self.outbox_worker)
         recorder = Recorder(job, window, lease=self.lease, notifier=notifier, settings=self.settings,
-                            clock=self.clock, sleep=self.sleep)
+                            clock=self.clock, sleep=self.sleep, lane_busy=self.booker.booked_ahead)
 
         def renew() -> None:
             self.stop = recorder.heartbeat() or self.stop
@@ -242,58 +240,132 @@ class Pump:
         db.session.commit()
         if not self.wait_not_before(job):
             return
-        in_flight: dict[Future, tuple[int, int]] = {}
         # Connections opened before the first slot: one opened at its slot would leave late.
         self.client.warm(window)
-        with ThreadPoolExecutor(max_workers=window, thread_name_prefix=f"pump{self.job_id}") as pool:
-            # Start every send thread now (each waits until all are up): a thread
-            # started at its first slot would send late, bunched with the next.
-            started = threading.Barrier(window + 1)
-            for _ in range(window):
-                pool.submit(started.wait, 5)
-            started.wait(5)
-            while True:
-                finished = [f for f in in_flight if f.done()]
-                done = [(*in_flight.pop(f), f.result()) for f in finished]
-                want = window - len(in_flight) if self.can_dispatch(recorder) else 0
-                if want > 0 and in_flight and self.booker.slot_wait() > RECORD_WHILE_WAITING:
-                    # Record sends that finish while we wait for the next slot, so
-                    # 'sending' holds only requests really in flight.
-                    self.lease.wait_some(list(in_flight), self.booker.slot_wait())
-                    finished = [f for f in in_flight if f.done()]
-                    done += [(*in_flight.pop(f), f.result()) for f in finished]
-                    if done:
-                        self.heed(recorder.step(done, 0, len(in_flight), self.stop))
-                        done = []
-                slots = self.take_slots(want) if want > 0 else []
-                batch = self.heed(recorder.step(done, len(slots), len(in_flight), self.stop))
-                # Each item goes at its own bot-wide slot (None when this process paces alone).
-                for claim, slot in zip(batch, slots[:len(batch)], strict=True):
-                    call = variant_calls.get(claim.variant)
-                    if call is None and not strict:
-                        call = variant_calls[None]  # a send or unsend: a variant without its own call
-                    if call is None:
-                        # An edit never gives a copy another variant's text: without its own, that copy fails.
-                        in_flight[pool.submit(lambda v=claim.variant: no_variant_text(v))] = (claim.item_id,
-                                                                                              claim.user_id)
-                        continue
-                    item_method, item_params = call
-                    item_params = self.personal_params(item_params, claim)
-                    refused = self.too_long(item_params)
-                    send = partial(self.send, item_method, item_params, claim.user_id, slot)
-                    call = (lambda r=refused: r) if refused else send
-                    in_flight[pool.submit(call)] = (claim.item_id, claim.user_id)
-                more = self.can_dispatch(recorder)
-                if not in_flight and not more:
-                    if self.stop is None and recorder.drained:
-                        self.stop = recorder.idle_reason()
-                        if self.stop is None:
-                            continue  # a pending item was found behind the cursor: send it now
-                    self.stop = self.stop or Stop.BUDGET
-                    break
-                if len(in_flight) >= window or not more:
-                    self.lease.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
-                    if window >= GATHER_MIN_WINDOW and not self.stop:
-                        self.sleep(GATHER_SECONDS)  # let a few more finish so one commit records them
+        try:
+            with ThreadPoolExecutor(max_workers=window, thread_name_prefix=f"pump{self.job_id}") as pool:
+                # Start every send thread now (each waits until all are up): a thread
+                # started at its first slot would send late, bunched with the next.
+                started = threading.Barrier(window + 1)
+                for _ in range(window):
+                    pool.submit(started.wait, 5)
+                started.wait(5)
+                self.dispatch(pool, recorder, window)
+        finally:
+            release = getattr(self.booker.budget, "release", None)
+            if release is not None:
+                release()  # every send is answered: the next pump need not wait out this one's window
         self.heed(recorder.settle(self.stop))
         recorder.finish(self.stop)
+
+    def dispatch(self, pool: ThreadPoolExecutor, recorder: Recorder, window: int) -> None:
+        """Book, claim and hand over blocks of sends until none are left or the pump stops."""
+        in_flight: dict[Future, tuple[int, int]] = {}
+        queue: deque[Scheduled] = deque()
+        done: list = []
+        while True:
+            answered = finished(in_flight)
+            done += answered
+            self.watch(answered)
+            if queue and (self.stop not in SENDS_GO_ON or self._halted.is_set() or self.warned):
+                done += [(claim.item_id, claim.user_id, HELD_BACK) for claim, _, _ in queue]
+                queue.clear()
+            if queue:
+                self.hand_over(pool, queue, in_flight, window)
+                continue
+            if self.can_dispatch(recorder):
+                # The block's last send is handed over: its answers so far are written with the next claim.
+                done = self.next_block(recorder, done, queue, len(in_flight))
+                continue
+            if not in_flight and not self.can_dispatch(recorder):
+                if done:
+                    self.heed(recorder.step(done, 0, 0, self.stop))
+                    done = []
+                    continue  # an item held back is pending again: the next block may send it
+                if self.stop is None and recorder.drained:
+                    self.stop = recorder.idle_reason()
+                    if self.stop is None:
+                        continue  # a pending item was found behind the cursor: send it now
+                self.stop = self.stop or Stop.BUDGET
+                return
+            self.lease.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
+
+    def watch(self, answered: list) -> None:
+        """Judge answers as they come, in memory: a stop they call for holds the block's other sends back at once.
+
+        The breaker's streak, a 429, Telegram unreachable, a refused token: the
+        next step writes and decides it (pausing the job), but a block would
+        otherwise send on for up to a second first.
+        """
+        if not answered or self.warned:
+            return
+        judged = [(item_id, outcome) for item_id, _, outcome in answered]
+        self.streak, decision = breaker.judge(self.streak, judged, stop=None, paused=False,
+                                              max_errors=self.settings["broadcast_max_consecutive_errors"])
+        self.warned = decision.stop not in SENDS_GO_ON
+
+    def next_block(self, recorder: Recorder, done: list, queue: deque[Scheduled], in_flight: int) -> list:
+        """Write the outcomes so far and claim the next block, book its slots and chats; return what is left to write.
+
+        Claimed first, then booked: the step's transaction never stands
+        between a slot and its send. A booking refused (the run's end, a stop)
+        or a chat a reply holds sends that item back to pending with the next step.
+        """
+        claims = self.heed(recorder.step(done, self.booker.block_sends(), in_flight, self.stop))
+        if not claims:
+            return []
+        block = self.booker.book(len(claims))
+        if isinstance(block, Stop):
+            self.stop = self.stop or block
+            return [(claim.item_id, claim.user_id, HELD_BACK) for claim in claims]
+        held = [(claim.item_id, claim.user_id, HELD_BACK) for claim in claims[len(block.sends):]]
+        claims = claims[:len(block.sends)]
+        for claim, slot, booked in zip(claims, block.sends, self.booker.book_chats(block, [c.user_id for c in claims]),
+                                       strict=True):
+            if booked:
+                queue.append((claim, slot, block.quiet))
+            else:
+                held.append((claim.item_id, claim.user_id, HELD_BACK))
+        return held
+
+    def hand_over(self, pool: ThreadPoolExecutor, queue: deque[Scheduled], in_flight: dict, window: int) -> None:
+        """Hand the next send to a free thread just before its slot; else wait for its time or a thread to free."""
+        claim, slot, quiet = queue[0]
+        now = self.clock()
+        hand_at = slot[0] - HAND_OVER_AHEAD
+        if hand_at > now:
+            self.wait(in_flight, hand_at - now)
+        elif len(in_flight) >= window:
+            self.wait(in_flight, max(self.deadline - now, 0) + 60)  # a send that starts late is held back by clear()
+        else:
+            queue.popleft()
+            in_flight[pool.submit(self.call_for(claim, slot, quiet))] = (claim.item_id, claim.user_id)
+
+    def wait(self, in_flight: dict, seconds: float) -> None:
+        """Wait up to ``seconds`` (until a send finishes, if any is in flight), keeping the lease."""
+        if in_flight:
+            self.lease.wait_some(list(in_flight), seconds)
+        elif seconds > 0:
+            self.sleep(min(seconds, self.lease.heartbeat))
+            self.lease.keep()
+
+    def call_for(self, claim: Claim, slot: Slot, quiet: bool):
+        """Return the work of one claimed item's send: its variant's call, or its refusal when none may go."""
+        call = self.calls.get(claim.variant)
+        if call is None and not self.strict:
+            call = self.calls[None]  # a send or unsend: a variant without its own call
+        if call is None:
+            # An edit never gives a copy another variant's text: without its own, that copy fails.
+            return partial(no_variant_text, claim.variant)
+        item_method, item_params = call
+        item_params = self.personal_params(item_params, claim)
+        refused = self.too_long(item_params)
+        if refused:
+            return lambda: refused
+        return partial(self.send, item_method, item_params, claim.user_id, slot, quiet)
+
+
+def finished(in_flight: dict[Future, tuple[int, int]]) -> list:
+    """Take the finished sends out of in_flight; return their (item id, user id, outcome)."""
+    done = [f for f in in_flight if f.done()]
+    return [(*in_flight.pop(f), f.result()) for f in done]

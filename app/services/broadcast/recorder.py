@@ -43,7 +43,7 @@ from app.services.broadcast.greeting import is_personal
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
 from app.services.broadcast.stops import Stop
-from app.telegram.client import LOW
+from app.telegram.client import LOW, LOW_PRIORITY_WAIT
 from app.texts import t
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 # the n-th waiting n times the backoff: the other transaction is short and has commit to do.
 DEADLOCK_ATTEMPTS = 3
 DEADLOCK_BACKOFF_SECONDS = 0.02
+# Pending items read at once (at least): a block at the cap is 29 sends, a paid one up to a thousand.
+CLAIMS_PER_READ = 200
+MAX_CLAIMS_PER_READ = 2000
 # How often one run reads its pending items again from the start before it stops 'incomplete'.
 IDLE_RESCANS = 3
 # A progress text (the job's counters, the settings, cron's last call: four reads) is built at
@@ -109,10 +112,14 @@ class Recorder:
     """
 
     def __init__(self, job: BroadcastJob, window: int, *, lease: Lease, notifier: Notifier, settings: dict,
-                 clock, sleep):
+                 clock, sleep, lane_busy=lambda: 0.0):
         self.job_id, self.window = job.id, window
         self.lease, self.notifier, self.clock, self.sleep = lease, notifier, clock, sleep
-        self.batch_size = max(settings["broadcast_batch_size"], window)
+        # How far ahead this pump's bookings hold the bot-wide lane: a low-priority progress edit
+        # finds no slot then, so its text is not built (four reads) to be refused.
+        self.lane_busy = lane_busy
+        # Pending items are read ahead a few blocks at a time (the claim is in memory, the mark one UPDATE).
+        self.batch_size = min(max(settings["broadcast_batch_size"], window, CLAIMS_PER_READ), MAX_CLAIMS_PER_READ)
         self.max_errors = settings["broadcast_max_consecutive_errors"]
         self.progress_every = settings["broadcast_progress_every"]
         self.progress_min_seconds = settings["broadcast_progress_min_seconds"]
@@ -189,13 +196,19 @@ class Recorder:
     def _transaction(self, want: int, stop: Stop | None) -> StepResult | tuple[list[Claim], Stop | None, bool]:
         """One step's transaction: fence, write, claim; (claims, stop, halt), or a StepResult if the lease is lost."""
         self.paused_here, self._halted = False, False
-        fenced = self._fence(want > 0)
+        expected = self._expected_counts()
+        fenced = self._fence(want > 0, expected)
         if fenced == Stop.LEASE_LOST:
             return StepResult(stop=fenced)
         if fenced is not None:
             stop, self._halted = stop or fenced, True
+        counts: dict[ItemStatus, int] = defaultdict(int)
         for plan in self.plans:
-            self._write(plan)
+            for status, n in self._write(plan).items():
+                counts[status] += n
+        # The fence moved the counters by what the plans should change; a replay (or an
+        # item changed meanwhile) changes fewer rows, and the counters follow the rows.
+        jobs_repo.add_counts(self.job_id, **{status: counts[status] - n for status, n in expected.items()})
         if stop:
             want = 0
         else:
@@ -246,7 +259,7 @@ class Recorder:
         """Renew the lease in a transaction of its own (nothing else to write while sends wait); LEASE_LOST if lost."""
         lost = False
         try:
-            lost = not self.lease.fence(require_running=False)
+            lost = not self.lease.fence(require_running=False, counts={})
             if lost:
                 log.warning("job %s: lease lost while waiting; this pump stops without writing", self.job_id)
             db.session.commit()
@@ -268,11 +281,24 @@ class Recorder:
             raise self.db_error
         return StepResult(stop=stop, recorded=recorded)
 
-    def _fence(self, dispatching: bool) -> Stop | None:
-        """Prove the lease (and, when dispatching, that the job still runs); return LEASE_LOST or the job's stop."""
-        if dispatching and self.lease.fence(require_running=True):
+    def _expected_counts(self) -> dict[ItemStatus, int]:
+        """Return how the plans move the counters if every row they name changes (as it does but for a replay)."""
+        counts: dict[ItemStatus, int] = defaultdict(int)
+        for plan in self.plans:
+            counts[SENT] += len(plan.sent)
+            for (status, _), ids in plan.finals.items():
+                counts[status] += len(ids)
+            counts[ITEM_FAILED] -= len(plan.reopen)
+        return {status: n for status, n in counts.items() if n}
+
+    def _fence(self, dispatching: bool, counts: dict[ItemStatus, int]) -> Stop | None:
+        """Prove the lease (and, when dispatching, that the job still runs), moving the counters by ``counts``.
+
+        Return LEASE_LOST or the job's stop (None: it runs).
+        """
+        if dispatching and self.lease.fence(require_running=True, counts=counts):
             return None
-        if not self.lease.fence(require_running=False):
+        if not self.lease.fence(require_running=False, counts=counts):
             db.session.rollback()
             log.warning("job %s: lease lost; this pump stops without writing", self.job_id)
             return Stop.LEASE_LOST
@@ -309,8 +335,8 @@ class Recorder:
             plan.not_before = self.lease.now() + timedelta(seconds=decision.retry_after)
         return plan, decision.stop
 
-    def _write(self, plan: Plan) -> None:
-        """Write one plan; counters move by the rows really changed, so a replay adds nothing."""
+    def _write(self, plan: Plan) -> dict[ItemStatus, int]:
+        """Write one plan's items; return how its rows really changed each counter (a replay changes none)."""
         now = self.lease.now()
         counts: dict[ItemStatus, int] = defaultdict(int)
         if self.action:  # the item keeps the id of the copy it acted on
@@ -323,12 +349,12 @@ class Recorder:
         reopened = items.reopen_failed(plan.reopen)
         if reopened:
             counts[ITEM_FAILED] -= reopened
-        jobs_repo.add_counts(self.job_id, **counts)
         items.block_users(plan.blocked, now)
         if plan.not_before is not None:
             jobs_repo.set_not_before(self.job_id, self.lease.token, plan.not_before)
         if self.paused_reason:
             self._pause()
+        return counts
 
     def _pause(self) -> None:
         """Pause the job with the audit row in the same transaction; only a matched UPDATE alerts later."""
@@ -423,7 +449,7 @@ class Recorder:
                 self.notifier.flush()
             if self.has_progress and self.since_progress >= self.progress_every:
                 self.since_progress = 0
-                if self.clock() >= self.progress_at:
+                if self.clock() >= self.progress_at and (self._urgent_due() or self.lane_busy() < LOW_PRIORITY_WAIT):
                     self._queue_progress()
                 # Tried again at every tick: a low-priority edit goes once a slot is free at one of them.
                 self.notifier.flush()
@@ -441,10 +467,14 @@ class Recorder:
         broadcast_progress_min_seconds, which waits its turn.
         """
         self.progress_at = self.clock() + PROGRESS_FLOOR_SECONDS
-        urgent = self.clock() >= self.urgent_edit_at
+        urgent = self._urgent_due()
         if urgent:
             self.urgent_edit_at = self.clock() + self.progress_min_seconds
         self.notifier.progress(self.job_id, self.lang, priority=None if urgent else LOW)
+
+    def _urgent_due(self) -> bool:
+        """True once broadcast_progress_min_seconds passed since the last edit that waits its turn."""
+        return self.clock() >= self.urgent_edit_at
 
     @property
     def may_have_more(self) -> bool:

@@ -1,183 +1,179 @@
-"""Rate slots of a broadcast send: the pump's Booker (its own rate, bot-wide, per chat) and the estimate's seconds.
+"""Rate slots of a broadcast: the pump's Booker books blocks of bot-wide slots and each block's chats.
 
-The span rule itself (2k - 1 slots, the k parts at its middle: span_for,
-send_slots) lives with the bot-wide budget (app.services.telegram_budget),
-whose acquire_parts books a client call's album (a preview, a retry) by it:
-this module imports it from there, and the budget never imports the
-broadcast package.
+A block is one statement on the bot-wide lane (and one, two on MySQL, for its
+recipients' chats): the pump claims and marks a block's items in one
+transaction, sends each at its slot, and writes their outcomes with the next
+block's claim. The span rule (2k - 1 slots for an album of k parts, sent at
+its middle: span_for, send_slots) lives with the bot-wide budget
+(app.services.telegram_budget), which never imports the broadcast package.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.services.broadcast.stops import Stop
 from app.services.telegram_budget import send_slots, span_for
 
-__all__ = ["DUE_GRACE_SECONDS", "SLOT_HORIZON", "Booker", "Ready", "Slot", "seconds_per_send"]
+__all__ = ["BLOCK_SECONDS", "DUE_GRACE_SECONDS", "MAX_BLOCK_SENDS", "SLOT_HORIZON", "Block", "Booker", "Slot",
+           "claimed_at_most", "seconds_per_send"]
 
 # "Due now", with a millisecond's grace: the limiter reads the clock again
 # after us, so a bare clock() would make every due slot look late.
 DUE_GRACE_SECONDS = 0.001
-# Bot-wide slots are booked only this far ahead: an item is marked 'sending'
-# just before its request, and a /start waits behind at most this much of a
-# broadcast's bookings.
+# A block's length while the pump is alone on the bot: one booking, one claim
+# and one write of outcomes cover a second of sends. A reply booked meanwhile
+# goes right after the block (it waits at most this long behind the broadcast).
+# The next block is claimed and booked once the last send is handed over.
+BLOCK_SECONDS = 1.0
+# A block's length while another process sends too (and for a pump's first
+# block): replies then wait behind at most this much of the broadcast.
 SLOT_HORIZON = 0.5
+# A block holds at most this many sends (the paid lane's 1000/s): a crash
+# leaves at most one block and the window 'unknown'.
+MAX_BLOCK_SENDS = 100
+# Sends in flight are limited to the window: with calls this much longer than
+# the window's reach the block's slots are spread so each finds a free thread.
+WINDOW_MARGIN = 1.2
 
 # A send's bot-wide slot: (its monotonic time, when it was booked).
 Slot = tuple[float, float]
 
 
 @dataclass(frozen=True)
-class Ready:
-    """A send cleared for its request: whether its chat is booked already, and whether its answer moves the chat."""
+class Block:
+    """One booking's sends (each its slot), and whether no other process can hold the bot before them."""
 
-    chat_taken: bool = False
-    rebook: bool = False
+    sends: list[Slot]
+    quiet: bool = False
 
 
 class Booker:
-    """Books one pump's sends: slots of its own rate, bot-wide slots, each recipient's chat, and the late rule.
+    """Books one pump's sends in blocks: bot-wide slots at its own rate, its recipients' chats, the late rule.
 
-    The pump's thread calls take(); each send thread calls wait_for() right
-    before its request and after_answer() once it has the answer. None of
-    them touches the job's rows: waits keep the lease through ``keep`` and
-    ``pause`` and give up when ``stopped`` names a stop the pump met meanwhile.
+    The pump's thread calls book() and book_chats(); each send thread calls
+    clear() right before its request. None of them touches the job's rows:
+    waits keep the lease through ``keep`` and ``pause`` and give up when
+    ``stopped`` names a stop the pump met meanwhile.
     """
 
-    def __init__(self, parts: int, *, limiter, budget, pace_chat: Callable | None,
-                 rebook_chat: Callable[[Hashable, float], None], clock: Callable[[], float],
+    def __init__(self, parts: int, *, limiter, budget, chats, window: int, busy_for: Callable[[], float],
+                 call_seconds: Callable[[], float | None], clock: Callable[[], float],
                  sleep: Callable[[float], None], deadline: float, heartbeat: float,
                  keep: Callable[[], None], pause: Callable[[float], None], stopped: Callable[[], Stop | None]):
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         self.parts = parts
-        self.span = span_for(parts)  # bot-wide slots per send (see _book_shared)
-        # The pump's own rate (None: no rate of its own) and the bot-wide lane (None: this process paces alone).
+        self.span = span_for(parts)  # bot-wide slots per send
+        # The pump's own rate (a local RateLimiter) and the bot-wide lane (None: this process paces alone).
         self.limiter, self.budget = limiter, budget
-        # None: recipients' chats are not paced (the paid client).
-        self.pace_chat, self.rebook_chat = pace_chat, rebook_chat
+        # The recipients' chat pacer (None: not paced, the paid client).
+        self.chats = chats
+        self.window, self.busy_for, self.call_seconds = window, busy_for, call_seconds
         self.clock, self.sleep, self.deadline, self.heartbeat = clock, sleep, deadline, heartbeat
         self.keep, self.pause, self.stopped = keep, pause, stopped
+        self.quiet = False  # the last booking's verdict: sizes the next block
+        self.booked_until = clock()  # the last booked send's slot
 
-    def take(self, want: int) -> list[Slot | None] | Stop:
-        """Wait for the next slot of the pump's own rate, take every slot already due, book them bot-wide.
+    def spacing(self) -> float:
+        """Return the seconds between two sends: the pump's own rate per part, and the window's reach."""
+        own = self.parts / self.limiter.rate if self.limiter is not None else 0.0
+        call = self.call_seconds() or 0.0
+        return max(own, call * WINDOW_MARGIN / self.window)
 
-        Return each send's bot-wide slot (None each when this process paces
-        alone), or the stop that came first: Stop.BUDGET when the budget ends,
-        else the pump's own stop met while waiting.
+    def per_send(self) -> float:
+        """Return the seconds a send takes on the timeline: its spacing, and its span of the lane's slots."""
+        return max(self.spacing(), self.span * (self.budget.interval if self.budget is not None else 0.0))
 
-        Slots are taken before items are marked 'sending', so an item is in
-        flight only once it may really go out: a crash then leaves 'unknown'
-        only requests that had actually started. Slots that came due while
-        the pump's thread was committing (the limiter's burst credit) are taken
-        together, so at high rates one transaction marks several items. The
-        same number of slots is then booked on the bot-wide budget in one
-        statement (at most SLOT_HORIZON ahead); each send waits for its own.
+    def block_sends(self) -> int:
+        """Return how many sends the next block holds: a second's worth alone, half that beside others.
+
+        Never more than fit before the run's end (the block's first send
+        follows this pump's last booked one, or goes now).
         """
-        limiter = self.limiter
-        if limiter is None:
-            taken = want
-        else:
-            # An album's send needs one slot per part: the first send waits for all of them.
-            for _ in range(self.parts):
-                if stop := self._wait_rate_slot(limiter):
-                    return stop
-            taken = 1
-            # (A send whose parts are only partly due leaves those slots unused: a small loss of rate.)
-            while taken < want and all(limiter.acquire(self.clock() + DUE_GRACE_SECONDS)
-                                       for _ in range(self.parts)):
-                taken += 1
-        return self._book_shared(taken)
+        per_send = self.per_send()
+        seconds = BLOCK_SECONDS if self.quiet else SLOT_HORIZON
+        return max(1, min(int(seconds / per_send) if per_send > 0 else 1, MAX_BLOCK_SENDS, self._fit(per_send)))
 
-    def _wait_rate_slot(self, limiter) -> Stop | None:
-        """Wait for one slot of the pump's own rate, keeping the lease; the stop that came first, else None."""
-        # Bounded by the next heartbeat, so a long 429 hold never outlives the lease.
-        while not limiter.acquire(min(self.deadline, self.clock() + self.heartbeat)):
-            left = self.deadline - self.clock()
-            wait_s = limiter.next_slot_in()
-            if left <= DUE_GRACE_SECONDS or wait_s > left:
-                return Stop.BUDGET
-            self.keep()
-            if stop := self.stopped():
-                return stop
-            if wait_s > self.heartbeat:
-                # acquire() gives up at once while the slot is over a heartbeat away (a long
-                # 429 hold): sleep under the lease until it is within one, instead of spinning.
-                self.pause(wait_s - self.heartbeat)
-        return None
+    def _fit(self, per_send: float) -> int:
+        """Return how many sends fit between the next free slot of this pump and the run's end."""
+        if per_send <= 0:
+            return 1_000_000
+        start = max(self.clock(), self.booked_until + per_send)
+        return max(0, int((self.deadline - start) / per_send) + 1)
 
-    def _book_shared(self, n: int) -> list[Slot | None] | Stop:
-        """Book n sends' bot-wide slots (waiting, lease kept, while others hold the timeline)."""
-        budget = self.budget
-        if budget is None:
-            return [None] * n
+    def book(self, want: int) -> Block | Stop:
+        """Book the next block of up to ``want`` sends (waiting, lease kept, while others hold the lane).
+
+        Returns the block (its sends may be fewer than wanted: those that fit
+        before the run's end), or the stop that came first: Stop.BUDGET when
+        the run's time ends, else the pump's own stop met while waiting.
+        """
+        if self.budget is None:
+            return self._book_local(want)
         while True:
+            n = min(want, self._fit(self.per_send()))
             booked_at = self.clock()
-            slots = budget.acquire_many(n * self.span, self.deadline, max_wait=SLOT_HORIZON)
+            booking = self.budget.book(n * self.span, self.deadline, max_wait=SLOT_HORIZON,
+                                       busy_for=self.busy_for(), spacing=self.spacing() / self.span) if n else None
             # A send goes at the middle slot of its span: an album's k parts all
-            # arrive at once, so it books k - 1 empty slots on each side of its k
-            # (2k - 1 in all). Whichever way a 1 s window cuts the span, it
-            # holds at least as many slots as the album puts parts in it, so
-            # arrivals stay within cap + 1 even with replies between albums.
-            sends = send_slots(slots, self.parts)
+            # arrive at once, so it books k - 1 empty slots on each side of its k.
+            sends = send_slots(booking.slots, self.parts) if booking else []
             if sends:
-                return [(at, booked_at) for at in sends]
+                self.quiet = booking.quiet
+                self.booked_until = max(self.booked_until, sends[-1])
+                return Block([(at, booked_at) for at in sends], booking.quiet)
             left = self.deadline - self.clock()
-            wait_s = budget.next_slot_in()
-            if left <= DUE_GRACE_SECONDS or wait_s >= left:
+            wait_s = self.budget.next_slot_in()
+            if left <= DUE_GRACE_SECONDS or wait_s >= left or not n:
                 return Stop.BUDGET
             self.pause(min(max(wait_s - SLOT_HORIZON, 0.01), left))
             if stop := self.stopped():
                 return stop
 
-    def wait_for(self, slot: Slot | None, chat: Hashable) -> Ready | None:
-        """Sleep to a send's bot-wide slot (in the send's thread), its chat booked first; Ready, or None: held back."""
-        if slot is None:
-            return Ready()
+    def _book_local(self, n: int) -> Block | Stop:
+        """Book n sends on this process's own rate alone (no bot-wide lane): its limiter's next slots."""
+        now = self.clock()
+        if self.limiter is None:
+            return Block([(now, now)] * n)
+        slots = self.limiter.reserve_slots(n * self.parts, self.deadline)[self.parts - 1::self.parts]
+        if not slots:
+            return Stop.BUDGET
+        self.booked_until = max(self.booked_until, slots[-1])
+        return Block([(at, now) for at in slots])
+
+    def book_chats(self, block: Block, chats: list[int]) -> list[bool]:
+        """Book each send's recipient chat at its slot, the whole block at once; True where it is booked.
+
+        A chat a reply (or a 429) holds past its slot is not booked: that send
+        waits for a later block, and nothing goes to the chat early.
+        """
+        if self.chats is None:
+            return [True] * len(chats)
+        booked = self.chats.book_block([(chat, at) for chat, (at, _) in zip(chats, block.sends, strict=False)])
+        return [chat in booked for chat in chats]
+
+    def clear(self, slot: Slot, quiet: bool) -> bool:
+        """Sleep to a send's slot (in the send's thread); False: hold it back (a 429 covers it, or it is late)."""
         at, booked_at = slot
-        chat_taken = self.pace_chat is not None
-        if chat_taken:
-            # The recipient's chat is booked for the slot's time before the
-            # sleep (the same sleep waits for both): after waking, only the
-            # hold check and the lateness check stand before the request.
-            self.pace_chat(chat, self.deadline, not_before=at)
         if (delay := at - self.clock()) > 0:
             self.sleep(delay)
-        budget = self.budget
-        if not budget.clear_at(at, booked_at, late_ok=True):
-            return None  # a 429 recorded after we booked covers this slot: not sent
-        if not budget.is_late(at):
-            return Ready(chat_taken)
-        # This thread woke too late: sends bunched together could break
-        # the cap, so it takes a fresh slot (an album: a fresh span) of
-        # its own or, with none in time, holds back.
-        if self.parts == 1:
-            if budget.acquire_slot(self.deadline) is None:
-                return None
-        else:
-            booked_at = self.clock()
-            span = budget.acquire_many(self.span, self.deadline, max_wait=SLOT_HORIZON)
-            if not span:
-                return None
-            at = span[self.parts - 1]
-            if (delay := at - self.clock()) > 0:
-                self.sleep(delay)
-            if not budget.clear_at(at, booked_at, late_ok=True):
-                return None
-        # The chat was booked for the missed slot: its next message (the
-        # admin's summary) must wait a whole interval after this one. Moved
-        # once the answer is in: no statement stands between a slot and its request.
-        return Ready(chat_taken, rebook=chat_taken)
+        if self.budget is None:
+            return True
+        # A thread that woke too late would bunch this send with the next: it goes back to pending instead.
+        return self.budget.clear_at(at, booked_at, quiet=quiet)
 
-    def after_answer(self, chat: Hashable, ready: Ready) -> None:
-        """Move the chat's next slot to a whole interval after this answer, if the send missed its booked chat slot."""
-        if ready.rebook:
-            # It arrived by its answer, however late this thread ran: the interval counts from there.
-            self.rebook_chat(chat, self.clock())
+    def booked_ahead(self) -> float:
+        """Return how far ahead this pump's bookings reach (0: none ahead)."""
+        return max(0.0, self.booked_until - self.clock())
 
-    def slot_wait(self) -> float:
-        """Seconds until the next slot of the pump's own rate."""
-        return self.limiter.next_slot_in() if self.limiter is not None else 0.0
+
+def claimed_at_most(rate: float, window: int, parts: int = 1) -> int:
+    """Return the most items one pump holds 'sending' at once, a crash's bound on 'unknown'.
+
+    The block being sent (the next is claimed once its last send is handed
+    over) and the window of earlier sends whose answers are not yet written.
+    """
+    return min(max(1, int(BLOCK_SECONDS * rate / parts)), MAX_BLOCK_SENDS) + window
 
 
 def seconds_per_send(parts: int, own_rate: float, lane_rate: float) -> float:
