@@ -18,8 +18,9 @@ class TelegramBudget(db.Model):
     due); ``hold_until_us`` is a 429's retry_after, which holds every process.
     ``owner_id`` is the process that books the lane most (a pump), busy until
     ``owner_until_us`` (its last slot plus its calls' answer wait); every other
-    booker's calls may be unanswered until ``others_until_us``. A process that
-    owns the lane and sees no one else busy needs no re-read of the hold.
+    booker's calls may be unanswered until ``others_until_us``, all of them
+    ``others_id``'s (0: several). A process that owns the lane and sees no one
+    else busy needs no re-read of the hold.
     """
 
     __tablename__ = "telegram_budget"
@@ -30,6 +31,7 @@ class TelegramBudget(db.Model):
     hold_until_us: Mapped[int] = mapped_column(BigInteger, default=0)
     owner_id: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     owner_until_us: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    others_id: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     others_until_us: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 

@@ -136,7 +136,7 @@ def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: in
     ``busy_us``: as the lane's owner (it owned it, or the owner's window ran
     out) that extends owner_until_us, else others_until_us. The reservation's
     ``others`` is False only when ``me`` owns the lane and nobody else's
-    window is open: then no other process can have a call in flight that
+    window is open (its own, from before it owned the lane, does not count): then no other process can have a call in flight that
     could draw a 429 before this reservation's slots (any later booking
     starts after them), so the hold need not be read again for them.
     """
@@ -149,19 +149,25 @@ def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: in
     busy_until = f"{start} + :span + :busy"
     mine = f"(owner_id = :me OR owner_until_us < {now})"
     rows, _ = _execute(engine, (
-        "INSERT INTO telegram_budget (lane, next_us, hold_until_us, owner_id, owner_until_us, others_until_us) "
-        f"VALUES (:lane, {now} + :span, 0, :me, {now} + :span + :busy, 0) "
-        f"ON CONFLICT(lane) DO UPDATE SET "
+        f"INSERT INTO {_COLUMNS} VALUES (:lane, {now} + :span, 0, :me, {now} + :span + :busy, 0, 0) "
+        "ON CONFLICT(lane) DO UPDATE SET "
+        f"others_id = CASE WHEN {mine} THEN others_id WHEN others_until_us < {now} OR others_id = :me THEN :me "
+        "ELSE 0 END, "
         f"others_until_us = CASE WHEN {mine} THEN others_until_us ELSE MAX(others_until_us, {busy_until}) END, "
         f"owner_id = CASE WHEN {mine} THEN :me ELSE owner_id END, "
         f"owner_until_us = CASE WHEN {mine} THEN MAX(CASE WHEN owner_id = :me THEN owner_until_us ELSE 0 END, "
         f"{busy_until}) ELSE owner_until_us END, "
         f"next_us = {start} + :span WHERE {start} <= {now} + :limit "
-        f"RETURNING next_us, {now}, hold_until_us, owner_id <> :me OR others_until_us > {now}"), params)
+        f"RETURNING next_us, {now}, hold_until_us, {_OTHERS.format(now=now)}"), params)
     if not rows:
         return None
     next_us, now_value, hold_us, others = (int(v) for v in rows[0])
     return Reservation(next_us - n * interval_us, now_value, hold_us > now_value, bool(others))
+
+
+# The row as reserve() inserts it, and who else is busy for booker :me, read from the row it leaves.
+_COLUMNS = "telegram_budget (lane, next_us, hold_until_us, owner_id, owner_until_us, others_id, others_until_us)"
+_OTHERS = "(owner_id <> :me OR (others_until_us > {now} AND others_id <> :me))"
 
 
 def _reserve_mysql(engine: Engine, now: str, params: dict, span_us: int) -> Reservation | None:
@@ -170,20 +176,21 @@ def _reserve_mysql(engine: Engine, now: str, params: dict, span_us: int) -> Rese
     MySQL assigns ON DUPLICATE KEY UPDATE's columns left to right, each later
     one seeing the earlier ones' new values, so the order matters: the
     activity columns read the old next_us (whether the booking is granted,
-    and its end), and next_us comes last, handing back its new value times 4,
-    plus 2 if a hold is running, plus 1 if others are busy (read from the
-    activity columns just written); 0 when refused (the row is left unchanged).
+    and its end) and the old owner, others_id before others_until_us, the
+    owner's window after owner_id; next_us comes last, handing back its new
+    value times 4, plus 2 if a hold is running, plus 1 if others are busy
+    (read from the activity columns just written); 0 when refused.
     """
     start = f"GREATEST(next_us, hold_until_us, {now})"
     ok = f"({start} <= {now} + :limit)"
     busy_until = f"{start} + :span + :busy"
     mine = f"(owner_id = :me OR owner_until_us < {now})"
     new = f"{start} + :span"
-    answer = f"({new}) * 4 + (hold_until_us > {now}) * 2 + (owner_id <> :me OR others_until_us > {now})"
+    answer = f"({new}) * 4 + (hold_until_us > {now}) * 2 + {_OTHERS.format(now=now)}"
     _, value = _execute(engine, (
-        "INSERT INTO telegram_budget (lane, next_us, hold_until_us, owner_id, owner_until_us, others_until_us) "
-        f"VALUES (:lane, {now} + :span + 0 * LAST_INSERT_ID(({now} + :span) * 4), 0, :me, {now} + :span + :busy, 0) "
-        "ON DUPLICATE KEY UPDATE "
+        f"INSERT INTO {_COLUMNS} VALUES (:lane, {now} + :span + 0 * LAST_INSERT_ID(({now} + :span) * 4), 0, :me, "
+        f"{now} + :span + :busy, 0, 0) ON DUPLICATE KEY UPDATE "
+        f"others_id = IF({ok} AND NOT {mine}, IF(others_until_us < {now} OR others_id = :me, :me, 0), others_id), "
         f"others_until_us = IF({ok} AND NOT {mine}, GREATEST(others_until_us, {busy_until}), others_until_us), "
         f"owner_id = IF({ok} AND {mine}, :me, owner_id), "
         f"owner_until_us = IF({ok} AND owner_id = :me, GREATEST(owner_until_us, {busy_until}), owner_until_us), "
@@ -195,12 +202,11 @@ def _reserve_mysql(engine: Engine, now: str, params: dict, span_us: int) -> Rese
     return Reservation(value // 4 - span_us, None, bool(value & 2), bool(value & 1))
 
 
-def release_owner(engine: Engine, lane: str, me: int, busy_us: int) -> None:
-    """End ``me``'s ownership window at now + ``busy_us`` (its calls are answered): the next pump starts alone."""
-    now = _NOW[_kind(engine)]
+def release_owner(engine: Engine, lane: str, me: int, until_us: int) -> None:
+    """End ``me``'s ownership window at ``until_us`` if it reaches later (its long calls are answered)."""
     least = "LEAST" if _kind(engine) == "mysql" else "MIN"
-    _execute(engine, f"UPDATE telegram_budget SET owner_until_us = {least}(owner_until_us, {now} + :busy) "
-                     "WHERE lane = :lane AND owner_id = :me", {"lane": lane, "me": me, "busy": busy_us})
+    _execute(engine, f"UPDATE telegram_budget SET owner_until_us = {least}(owner_until_us, :until) "
+                     "WHERE lane = :lane AND owner_id = :me", {"lane": lane, "me": me, "until": until_us})
 
 
 def hold(engine: Engine, lanes: tuple[str, ...], retry_after_s: float) -> None:

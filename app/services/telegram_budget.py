@@ -183,6 +183,7 @@ class SharedRateLimiter:
         self.busy_for = busy_for
         self._activity = activity
         self._booked_until = _NEVER  # the end of this process's latest booking (the lane is booked at least so far)
+        self._replies_until = _NEVER  # when the latest call booked with the default window may be unanswered
         self._lane = lane
         self._hold_lanes = hold_lanes
         self._recheck = recheck
@@ -313,6 +314,8 @@ class SharedRateLimiter:
                 return Booking([])
         with self._lock:
             self._booked_until = max(self._booked_until, start + n * interval)
+            if busy_for is None:  # a reply's window: release() keeps the lane owned until it ends
+                self._replies_until = max(self._replies_until, start + n * interval + busy)
         slots = [start + i * interval for i in range(n)]
         # The database judged the limit a round trip later than `now`: never hand out a slot past the deadline.
         return Booking([s for s in slots if deadline is None or s <= deadline], quiet)
@@ -327,11 +330,17 @@ class SharedRateLimiter:
             return False
         return booked is not None and not booked.others
 
-    def release(self) -> None:
-        """Say this process's long calls are answered: its ownership window shrinks to a reply's (best effort)."""
+    def release(self, answered: bool = False) -> None:
+        """Say this process's long calls (a pump's) are answered: its window shrinks to its replies' (best effort).
+
+        ``answered``: no request of this process is waiting for its answer at
+        all, so the window ends now and the next pump is alone at once.
+        """
+        with self._lock:
+            until = self._clock() if answered else max(self._clock(), self._replies_until)
         try:
             self.statements += 1
-            repo.release_owner(self._engine, self._lane, self.me, int(self.busy_for * _US))
+            repo.release_owner(self._engine, self._lane, self.me, self._db_clock.to_us(until))
         except SQLAlchemyError:
             log.warning("telegram budget: could not release the lane's ownership", exc_info=True)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +38,25 @@ CHAT_SLIP_SECONDS = 0.02
 # are spaced this share of the interval more (a quarter second), so such a delay
 # costs no per-chat 429. Broadcasts write once to each recipient and keep the plain second.
 REPLY_CHAT_MARGIN = 0.25
+
+
+class InFlight:
+    """This process's requests to Telegram waiting for their answer, every client's (a pump's release asks)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exc) -> None:
+        with self._lock:
+            self.count -= 1
+
+
+IN_FLIGHT = InFlight()
 
 
 class TelegramClient(BotMethods):
@@ -143,10 +163,11 @@ class TelegramClient(BotMethods):
             cap = self._time_left(method, deadline) if hard_deadline else None
             started = self.clock()
             try:
-                if files:
-                    result = self._transport.post_files(method, payload, files, timeout_cap=cap)
-                else:
-                    result = self._transport.post(method, payload, timeout_cap=cap, read_timeout=read_timeout)
+                with IN_FLIGHT:
+                    if files:
+                        result = self._transport.post_files(method, payload, files, timeout_cap=cap)
+                    else:
+                        result = self._transport.post(method, payload, timeout_cap=cap, read_timeout=read_timeout)
             except TelegramError as exc:
                 self._log_failure(method, chat, exc, started)
                 if isinstance(exc, RetryAfter):

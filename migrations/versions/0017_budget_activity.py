@@ -11,7 +11,7 @@ down_revision = "0016"
 branch_labels = None
 depends_on = None
 
-COLUMNS = ("owner_id", "owner_until_us", "others_until_us")
+COLUMNS = ("owner_id", "owner_until_us", "others_id", "others_until_us")
 
 
 def upgrade():

@@ -95,6 +95,7 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
             # The summary and last edit get what is left of the budget (a
             # moment at least); never more, so the caller's bound holds.
             outbox.close(deadline=max(p.deadline, clock() + FINAL_FLUSH_SECONDS))
+            p.release_lane()  # the summary and the last edit are answered too
     if p.stop == Stop.DONE:
         jobs_service.start_next_if_idle()
     return _result(p, True, p.stop or Stop.BUDGET, processed)

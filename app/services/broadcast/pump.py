@@ -33,6 +33,7 @@ from app.services.broadcast.outcomes import (
 from app.services.broadcast.recorder import Claim, Recorder, StepResult
 from app.services.broadcast.slots import Booker, Slot
 from app.services.broadcast.stops import Stop
+from app.telegram.client import IN_FLIGHT
 from app.texts import lang_of
 
 log = logging.getLogger(__name__)
@@ -252,11 +253,15 @@ class Pump:
                 started.wait(5)
                 self.dispatch(pool, recorder, window)
         finally:
-            release = getattr(self.booker.budget, "release", None)
-            if release is not None:
-                release()  # every send is answered: the next pump need not wait out this one's window
+            self.release_lane()
         self.heed(recorder.settle(self.stop))
         recorder.finish(self.stop)
+
+    def release_lane(self) -> None:
+        """Tell the bot-wide lane this pump's sends are answered: the next pump need not wait out their window."""
+        release = getattr(self.client.broadcast_budget, "release", None)
+        if release is not None:
+            release(answered=IN_FLIGHT.count == 0)
 
     def dispatch(self, pool: ThreadPoolExecutor, recorder: Recorder, window: int) -> None:
         """Book, claim and hand over blocks of sends until none are left or the pump stops."""
