@@ -136,9 +136,10 @@ def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: in
     ``busy_us``: as the lane's owner (it owned it, or the owner's window ran
     out) that extends owner_until_us, else others_until_us. The reservation's
     ``others`` is False only when ``me`` owns the lane and nobody else's
-    window is open (its own, from before it owned the lane, does not count): then no other process can have a call in flight that
-    could draw a 429 before this reservation's slots (any later booking
-    starts after them), so the hold need not be read again for them.
+    window is open (its own, from before it owned the lane, does not count):
+    then no other process can have a call in flight that could draw a 429
+    before this reservation's slots (any later booking starts after them),
+    so the hold need not be read again for them.
     """
     kind = _kind(engine)
     now = _NOW[kind]

@@ -372,6 +372,16 @@ class SharedRateLimiter:
         # itself may stand between this check and the send.
         return late_ok or not self.is_late(slot)
 
+    def next_slot_hint(self) -> float:
+        """Return seconds until this process's own bookings and known hold end: a lower bound, read from memory.
+
+        For rescheduling a low-priority call refused a slot (a progress edit
+        while a pump books ahead): it tries again then, and is refused again
+        if another process's bookings reach further.
+        """
+        with self._lock:
+            return max(0.0, max(self._booked_until, self._hold) - self._clock())
+
     def next_slot_in(self) -> float:
         """Return seconds until a slot reserved now would start (0 if free now)."""
         try:
@@ -434,7 +444,8 @@ class SharedRateLimiter:
 
 
 # An outbox's scheduling reads a chat's next slot at most this often (ready_hint); bookings read afresh.
-READY_HINT_SECONDS = 0.1
+# A waiting message (a progress edit, an admin's late reply) may wake this much after its chat is free.
+READY_HINT_SECONDS = 0.5
 READY_HINT_CHATS = 1024
 
 
@@ -536,7 +547,8 @@ class SharedChatPacer:
         wakes on it finds the slot taken when its call books the chat (which
         reads afresh), and sends nothing early. An outbox waiting on a busy
         admin chat polled it once per wake, about once per broadcast copy
-        while a progress edit waited for a free slot.
+        while a progress edit waited for a free slot; a tenth of a second
+        was still a read a second per pump, a block's whole cost.
         """
         now = self._clock()
         with self._hint_lock:

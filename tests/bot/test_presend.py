@@ -141,11 +141,12 @@ def test_duration_includes_the_queue_ahead_at_the_current_budget(client, simulat
 
 
 def test_under_a_hosts_query_cap_the_duration_follows_it_and_the_screen_says_why(client, simulator, people):
-    # 36,000 statements an hour, 80 % for broadcasts at 10 a message: 0.8 messages a second.
-    set_setting("db_statements_per_hour", "36000")
+    # 20,000 statements an hour, 80 % for broadcasts: 4.4 a second, 4 of them the pump's own per second,
+    # the rest at 0.13 a message in blocks of 100: 3.4 messages a second.
+    set_setting("db_statements_per_hour", "20000")
     shown = to_screen(client, simulator)
-    cap_line = t("wiz_statement_cap", cap="۳۶,۰۰۰", rate="۰.۸")
-    assert shown["text"] == screen(4, duration="≈ ۵ ثانیه", queue=cap_line), shown["text"]
+    cap_line = t("wiz_statement_cap", cap="۲۰,۰۰۰", rate="۳.۴")
+    assert shown["text"] == screen(4, duration="≈ ۲ ثانیه", queue=cap_line), shown["text"]
     set_setting("db_statements_per_hour", "0")  # no cap: Telegram's rate again, and no line
     assert to_screen(client, simulator)["text"] == screen(4, duration="≈ ۱ ثانیه")
 

@@ -11,6 +11,8 @@ from app.models import BroadcastJob, BroadcastJobItem, User
 from app.models.user import CHANNEL_UNKNOWN
 from app.repository.broadcast_items import tallies
 from app.services.broadcast import jobs
+from app.services.broadcast.estimate import send_rate
+from app.services.broadcast.slots import claimed_at_most
 from app.settings_schema import defaults
 
 BASE_ID = 5_000_000_000  # above 2^31, like real Telegram user ids
@@ -98,3 +100,8 @@ def recorder_for(p, job: BroadcastJob, window: int):
 
     notifier = Notifier(p.outbox, p.clock, p.deadline, worker=p.outbox_worker)
     return Recorder(job, window, lease=p.lease, notifier=notifier, settings=p.settings, clock=p.clock, sleep=p.sleep)
+
+
+def crash_bound(settings: dict) -> int:
+    """Return the most items a pump killed at any moment can leave 'sending' (so 'unknown'): a block and the window."""
+    return claimed_at_most(send_rate(settings, False), settings["broadcast_concurrency"])

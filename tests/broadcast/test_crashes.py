@@ -15,6 +15,7 @@ from tests import forkserver
 from tests.broadcast.helpers import (
     BASE_ID,
     assert_consistent,
+    crash_bound,
     create_text_job,
     create_users,
     engine_settings,
@@ -91,13 +92,13 @@ def test_pumps_killed_mid_batch_never_duplicate_and_bound_unknowns(app, simulato
         unknown_before = reload(job_id).unknown_count
         expire_lease(job_id)  # as if 55 s had passed
         pump(job_id, 0.5, settings=FAST)  # the next holder turns orphans into unknown
-        assert reload(job_id).unknown_count - unknown_before <= FAST["broadcast_concurrency"]
+        assert reload(job_id).unknown_count - unknown_before <= crash_bound(FAST)
     while reload(job_id).status == "running":
         pump(job_id, 10, settings=FAST)
     job = reload(job_id)
     assert kills == 3, (early_exits, (tmp_path / "children.log").read_text())
     assert job.status == "completed"
-    assert job.unknown_count <= kills * FAST["broadcast_concurrency"]
+    assert job.unknown_count <= kills * crash_bound(FAST)
     counts = assert_consistent(job_id, simulator)
     assert counts["sent"] + counts.get("unknown", 0) == 300
     chats = delivered(simulator)

@@ -25,7 +25,7 @@ from app.models.broadcast import COMPLETED, SENT, UNKNOWN
 from app.repository.broadcast_items import tallies
 from app.repository.telegram_budget import budget_engine
 from app.services.broadcast.drain import pump
-from tests.broadcast.helpers import create_text_job, create_users, expire_lease, reload
+from tests.broadcast.helpers import crash_bound, create_text_job, create_users, expire_lease, reload
 from tests.conftest import app_config
 from tests.dbutil import base_test_url, is_mysql
 from tests.reliability.helpers import assert_final, record, use_settings, wait_until
@@ -135,7 +135,7 @@ def test_a_killed_mariadb_connection_fails_the_pump_cleanly_and_the_next_resumes
                                                                                  figures):
     started = time.monotonic()
     job_id, settings = start_job(simulator, MYSQL_USERS)
-    window = settings["broadcast_concurrency"]
+    bound = crash_bound(settings)
     current: dict = {}
     pump_app = mysql_pump_app(database_url, simulator, current)
     worker = PumpThread(pump_app, job_id, 30, settings)
@@ -157,7 +157,7 @@ def test_a_killed_mariadb_connection_fails_the_pump_cleanly_and_the_next_resumes
 
     outcomes = random_kills(pump_app, job_id, settings, simulator, current)
     counts = finish(job_id, settings, simulator, MYSQL_USERS)
-    assert counts.get(UNKNOWN, 0) <= window * (1 + outcomes["raised"])
+    assert counts.get(UNKNOWN, 0) <= bound * (1 + outcomes["raised"])
     with pump_app.app_context():
         db.engine.dispose()
     record(figures, "database_kill_mariadb", users=MYSQL_USERS, mid_statement_kills=1, mid_statement_raised=1,
@@ -189,7 +189,7 @@ def random_kills(pump_app, job_id: int, settings: dict, simulator, current: dict
             outcomes["carried_on"] += 1  # killed while idle in the pool: pre-ping replaced it
         else:
             outcomes["not_killed"] += 1  # the pump ended before the kill
-        assert tallies_now(job_id).get("sending", 0) <= settings["broadcast_concurrency"]
+        assert tallies_now(job_id).get("sending", 0) <= crash_bound(settings)
     return outcomes
 
 
@@ -251,7 +251,7 @@ def test_a_locked_sqlite_file_fails_the_pump_cleanly_and_the_next_resumes(app, s
                                                                           short_sqlite_busy_wait):
     started = time.monotonic()
     job_id, settings = start_job(simulator, USERS)
-    window = settings["broadcast_concurrency"]
+    bound = crash_bound(settings)
     pump_app = sqlite_pump_app(database_url, simulator)
     db.session.commit()
 
@@ -260,7 +260,7 @@ def test_a_locked_sqlite_file_fails_the_pump_cleanly_and_the_next_resumes(app, s
     assert wait_until(lambda: simulator.stats()["deliveries"] >= PART, 60)
     assert_fails_cleanly_while_locked(worker, lock_file(database_url))
     stranded = tallies_now(job_id).get("sending", 0)
-    assert stranded <= window
+    assert stranded <= bound
 
     expire_lease(job_id)
     locker = lock_file(database_url)  # locked before the next pump even starts

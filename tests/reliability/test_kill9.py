@@ -6,7 +6,7 @@ in the claim / send / record cycle), and every fourth round at a random time
 after spawn (during start-up, lease taking or sending). Between rounds the
 lease is aged in SQL instead of waiting out its 55 s TTL. Items the dead pump
 left 'sending' must become 'unknown' (never re-sent), at most
-broadcast_concurrency of them per kill; finally an unkilled pump drains the
+a block and the window of them per kill; finally an unkilled pump drains the
 rest and nothing is duplicated or lost.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 import pytest
 
 from app.models.broadcast import COMPLETED, SENDING, SENT, UNKNOWN
-from tests.broadcast.helpers import create_text_job, create_users, expire_lease, reload
+from tests.broadcast.helpers import crash_bound, create_text_job, create_users, expire_lease, reload
 from tests.reliability.helpers import (
     assert_final,
     assert_logs_clean,
@@ -35,9 +35,9 @@ from tests.reliability.helpers import (
 
 # Enough for every round to find work: the seeded rounds wait for 542 deliveries in all, plus at most
 # 2 more each before the kill (its 0-40 ms jitter at 28/s), 262 in the timed rounds' 9.4 s (at most,
-# were start-up instant) and the window (6) stranded per kill: 968 at most. The floor is USERS / 28 s
-# of sending plus ROUNDS process start-ups (~2 s each).
-USERS = 1000
+# were start-up instant) and a block and the window (28 + 6) stranded per kill: 1,596 at most. The
+# floor is USERS / 28 s of sending plus ROUNDS process start-ups (~2 s each).
+USERS = 1600
 ROUNDS = 22
 SEED = 20240914
 PUMP_SECONDS = "45"
@@ -80,7 +80,7 @@ def drain(job_id: int, env: dict, tmp_path) -> int:
     raise AssertionError(f"job {job_id} still {reload(job_id).status} after 5 unkilled pumps")
 
 
-def kill_rounds(job_id: int, env: dict, simulator, tmp_path, window: int) -> list[set[int]]:
+def kill_rounds(job_id: int, env: dict, simulator, tmp_path, bound: int) -> list[set[int]]:
     """Start and SIGKILL a CLI pump ROUNDS times; return, per kill, the items it left in flight."""
     rng = random.Random(SEED)
     stranded_before: set[int] = set()
@@ -97,7 +97,7 @@ def kill_rounds(job_id: int, env: dict, simulator, tmp_path, window: int) -> lis
             stop_process(child)  # a no-op unless an assertion stopped the round early
         stranded = item_ids(job_id, SENDING)
         new = stranded - stranded_before
-        assert len(stranded) <= window and len(new) <= window, (round_no, len(stranded), len(new))
+        assert len(stranded) <= bound and len(new) <= bound, (round_no, len(stranded), len(new))
         per_kill.append(new)
         stranded_before = stranded
         expire_lease(job_id)  # as if the lease's 55 s had passed
@@ -106,16 +106,16 @@ def kill_rounds(job_id: int, env: dict, simulator, tmp_path, window: int) -> lis
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)  # ~70 s on 2 idle cores; CI machines are shared
-def test_sigkilled_cli_pumps_never_duplicate_lose_or_strand_more_than_the_window(
+def test_sigkilled_cli_pumps_never_duplicate_lose_or_strand_more_than_a_block_and_the_window(
         app, simulator, database_url, tmp_path, figures):
     started = time.monotonic()
     create_users(USERS)
     settings = use_settings(broadcast_rate_per_second=28)
-    window = settings["broadcast_concurrency"]
+    bound = crash_bound(settings)
     simulator.configure(latency_ms=30, latency_jitter_ms=10, seed=SEED)
     job_id = create_text_job(settings=settings).id
     env = process_env(database_url, simulator)
-    stranded = kill_rounds(job_id, env, simulator, tmp_path, window)
+    stranded = kill_rounds(job_id, env, simulator, tmp_path, bound)
     drains = drain(job_id, env, tmp_path)
     per_kill = [len(items) for items in stranded]
 
@@ -126,12 +126,12 @@ def test_sigkilled_cli_pumps_never_duplicate_lose_or_strand_more_than_the_window
         == USERS == job.total_count, counts
     # Unknown items are exactly the ones dead pumps left in flight: never re-sent, nothing else uncertain.
     assert item_ids(job_id, UNKNOWN) == set().union(*stranded)
-    assert job.unknown_count == sum(per_kill) <= ROUNDS * window
+    assert job.unknown_count == sum(per_kill) <= ROUNDS * bound
     delivered = set(recipients(simulator))
     assert len(delivered) == len(recipients(simulator))
     unknown_delivered = len(delivered & users_in(job_id, UNKNOWN))
     assert assert_logs_clean(tmp_path) == ROUNDS + drains
-    record(figures, "kill9", users=USERS, rounds=ROUNDS, kills=len(per_kill), window=window,
+    record(figures, "kill9", users=USERS, rounds=ROUNDS, kills=len(per_kill), bound=bound,
            kills_with_items_in_flight=sum(1 for n in per_kill if n), unknown_per_kill_max=max(per_kill),
            unknown_per_kill_mean=round(statistics.mean(per_kill), 2),
            unknown_total=job.unknown_count, unknown_actually_delivered=unknown_delivered,

@@ -4,7 +4,7 @@ A delete is safe to repeat, so the items a dead pump left 'sending' go back
 to pending (never 'unknown') and the next pump deletes them again: a copy
 whose first delete had reached Telegram is then "already gone". In the end no
 copy remains, every item is deleted or gone, and the only repeated requests
-are those of items in flight at a kill (at most the window per kill).
+are those of items claimed at a kill (at most a block and the window per kill).
 """
 from __future__ import annotations
 
@@ -18,7 +18,15 @@ from app.models.broadcast import COMPLETED, GONE, SENDING, SENT
 from app.repository.broadcast_items import tallies
 from app.services.broadcast import actions
 from app.services.broadcast.drain import pump
-from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, expire_lease, reload
+from tests.broadcast.helpers import (
+    BASE_ID,
+    assert_consistent,
+    crash_bound,
+    create_text_job,
+    create_users,
+    expire_lease,
+    reload,
+)
 from tests.reliability.helpers import (
     assert_logs_clean,
     item_ids,
@@ -32,8 +40,8 @@ from tests.reliability.helpers import (
 from tests.reliability.test_kill9 import drain
 
 # Enough for every round to find work: the seeded rounds wait for 66 deletes in all, plus at most 2 more
-# each before the kill (0-40 ms at 28/s) and the window (6) in flight per kill: 130 at most.
-USERS = 200
+# each before the kill (0-40 ms at 28/s) and a block and the window (28 + 6) claimed per kill: 354 at most.
+USERS = 400
 ROUNDS = 8
 SEED = 20261201
 PUMP_SECONDS = "45"
@@ -44,7 +52,7 @@ def deletes(simulator) -> int:
     return sum(1 for a in simulator.delete_attempts() if a["chat_id"] >= BASE_ID)
 
 
-def kill_rounds(job_id: int, env: dict, simulator, tmp_path, window: int) -> tuple[list[int], set[int]]:
+def kill_rounds(job_id: int, env: dict, simulator, tmp_path, bound: int) -> tuple[list[int], set[int]]:
     """SIGKILL a CLI pump ROUNDS times, a few deletes into its work; return items in flight per kill, their users."""
     rng = random.Random(SEED)
     per_kill, users = [], set()
@@ -64,7 +72,7 @@ def kill_rounds(job_id: int, env: dict, simulator, tmp_path, window: int) -> tup
         finally:
             stop_process(child)
         stranded = item_ids(job_id, SENDING)
-        assert len(stranded) <= window, (round_no, len(stranded))
+        assert len(stranded) <= bound, (round_no, len(stranded))
         per_kill.append(len(stranded))
         users |= users_in(job_id, SENDING)
         expire_lease(job_id)  # as if the lease's 55 s had passed: the next pump redoes these
@@ -78,7 +86,7 @@ def test_sigkilled_unsend_pumps_delete_every_copy_once_and_redo_only_what_was_in
     started = time.monotonic()
     users = set(create_users(USERS))
     settings = use_settings(broadcast_rate_per_second=28)
-    window = settings["broadcast_concurrency"]
+    bound = crash_bound(settings)
     simulator.configure(latency_ms=30, latency_jitter_ms=10, seed=SEED)
     source = create_text_job(settings=settings).id
     while pump(source, 60, settings=settings).stop != "done":
@@ -86,7 +94,7 @@ def test_sigkilled_unsend_pumps_delete_every_copy_once_and_redo_only_what_was_in
     assert {m["chat_id"] for m in simulator.bot_messages()} >= users
     job_id = actions.unsend_job(source, settings=settings).id
     env = process_env(database_url, simulator)
-    per_kill, stranded_users = kill_rounds(job_id, env, simulator, tmp_path, window)
+    per_kill, stranded_users = kill_rounds(job_id, env, simulator, tmp_path, bound)
     drains = drain(job_id, env, tmp_path)
 
     job = reload(job_id)
@@ -105,6 +113,6 @@ def test_sigkilled_unsend_pumps_delete_every_copy_once_and_redo_only_what_was_in
     assert job.gone_count <= sum(per_kill)
     assert len(item_ids(job_id, SENT)) == job.sent_count
     assert assert_logs_clean(tmp_path) == ROUNDS + drains
-    record(figures, "kill9_unsend", users=USERS, rounds=ROUNDS, window=window, in_flight_per_kill=per_kill,
+    record(figures, "kill9_unsend", users=USERS, rounds=ROUNDS, bound=bound, in_flight_per_kill=per_kill,
            deleted=job.sent_count, already_gone_redone=job.gone_count, delete_requests=len(attempts),
            repeated_requests=len(repeated), drain_pumps=drains, total_seconds=round(time.monotonic() - started, 1))

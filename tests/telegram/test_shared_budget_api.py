@@ -6,7 +6,13 @@ import time
 import pytest
 
 from app.repository import telegram_budget as repo
-from app.services.telegram_budget import MAX_LATE_REBOOKINGS, BudgetClock, SharedChatPacer, SharedRateLimiter
+from app.services.telegram_budget import (
+    MAX_LATE_REBOOKINGS,
+    READY_HINT_SECONDS,
+    BudgetClock,
+    SharedChatPacer,
+    SharedRateLimiter,
+)
 
 
 def lane_next(engine, lane="free") -> int:
@@ -211,7 +217,7 @@ def test_acquire_slot_returns_the_booked_slot_not_when_the_wait_ended(budget, ch
     assert pacer.acquire_slot(chat, deadline=time.monotonic() + 0.1) is None, "refused: nothing booked"
 
 
-def test_a_chats_hint_reads_the_database_at_most_every_tenth_of_a_second_and_afresh_after_our_own_booking(
+def test_a_chats_hint_reads_the_database_at_most_every_half_second_and_afresh_after_our_own_booking(
         budget, monkeypatch):
     reads = []
     real = repo.chat_next_us
@@ -220,13 +226,14 @@ def test_a_chats_hint_reads_the_database_at_most_every_tenth_of_a_second_and_afr
     assert pacer.ready_hint(91) == float("-inf")
     for _ in range(50):  # an outbox's worker polling a waiting op's chat
         pacer.ready_hint(91)
-    assert reads == [91], "a hint younger than 0.1 s read the database again"
+    assert reads == [91], "a hint younger than READY_HINT_SECONDS read the database again"
     start = time.monotonic()
     assert pacer.acquire(91)  # this process's own booking: the next hint is read afresh
     assert pacer.ready_hint(91) == pytest.approx(start + 1.0, abs=0.05) and len(reads) == 2
-    # Another process books the chat's next slot: this hint shows it within 0.1 s.
+    # Another process books the chat's next slot: this hint shows it within READY_HINT_SECONDS.
     assert repo.reserve_chat(budget, 91, 1_000_000, repo.NO_LIMIT_US) is not None
     assert pacer.ready_hint(91) == pytest.approx(start + 1.0, abs=0.05)
-    time.sleep(0.12)
+    time.sleep(READY_HINT_SECONDS + 0.02)
     assert pacer.ready_hint(91) == pytest.approx(start + 2.0, abs=0.05)
+    assert READY_HINT_SECONDS <= 0.5, "an admin's late reply may wake this much after its chat is free"
     assert pacer.ready_at(91) == pytest.approx(start + 2.0, abs=0.05), "ready_at itself always reads afresh"

@@ -23,21 +23,26 @@ Ahead = dict[tuple[bool, int], int]
 STAR_PER_MESSAGE = 0.1
 # Telegram's regular bot-wide limit: the paid requests that fit within it are not billed.
 REGULAR_PER_SECOND = 30
-# The database statements one delivered message costs the engine, commits included (what a host's
-# "queries per hour" counts), measured by bench.compare / bench.throughput and bench.paid
-# (docs/PERFORMANCE.md, "Database statements per message": free 7.4-8.3 plus about one commit a
-# copy, paid 0.44-0.54 plus its commits), rounded up. They must follow the engine when it changes.
-STATEMENTS_PER_MESSAGE = {False: 10.0, True: 1.0}
+# What a broadcast costs the database (what a host's "queries per hour" counts, commits included),
+# measured by bench.compare (docs/PERFORMANCE.md, "Database statements per message"), rounded up:
+# each block (its transaction of claim, outcomes and counters, its bookings of slots and chats), each
+# send (claim reads, failures, blocked users), each second (progress texts and edits, cron's reads).
+# They must follow the engine when it changes.
+BLOCK_STATEMENTS = 8.0
+STATEMENTS_PER_SEND = 0.05
+STATEMENTS_PER_SECOND = 4.0
 # Under a cap, broadcasts take this share of it: the rest is for webhook updates, replies and cron.
 CAP_SHARE_FOR_BROADCASTS = 0.8
+# Under a cap too low for even that, a broadcast still sends this many messages a second.
+MIN_CAPPED_RATE = 0.5
 
 
 def send_rate(settings: dict, paid: bool) -> float:
     """Return the messages per second a job sends at: paid has its own lane, free shares the bot-wide cap.
 
     Under a host's cap on database statements (db_statements_per_hour) a job
-    sends no faster than the cap allows (statement_cap_rate): the pump's own
-    rate and every estimate come from here.
+    sends no faster than the cap allows with its longest blocks
+    (statement_cap_rate): the pump's own rate and every estimate come from here.
     """
     return min(telegram_rate(settings, paid), statement_cap_rate(settings, paid))
 
@@ -49,12 +54,42 @@ def telegram_rate(settings: dict, paid: bool) -> float:
     return float(min(settings["broadcast_rate_per_second"], settings["telegram_rate_per_second"]))
 
 
-def statement_cap_rate(settings: dict, paid: bool) -> float:
-    """Return the messages per second a host's statements-per-hour cap leaves a broadcast (inf: no cap)."""
+def statements_per_second(rate: float, block_sends: int) -> float:
+    """Return the statements a second a broadcast sending at ``rate`` in blocks of ``block_sends`` costs."""
+    return rate * (BLOCK_STATEMENTS / block_sends + STATEMENTS_PER_SEND) + STATEMENTS_PER_SECOND
+
+
+def _cap_per_second(settings: dict) -> float:
+    """Return the statements a second broadcasts may use under the host's cap (inf: no cap)."""
     cap = settings.get("db_statements_per_hour") or 0
-    if cap <= 0:
+    return cap * CAP_SHARE_FOR_BROADCASTS / 3600 if cap > 0 else math.inf
+
+
+def statement_cap_rate(settings: dict, paid: bool) -> float:
+    """Return the messages per second a host's statements-per-hour cap leaves a broadcast (inf: no cap).
+
+    At the longest blocks; never below MIN_CAPPED_RATE (a cap that leaves
+    less is mostly spent on the pump's own per-second work: it still sends).
+    """
+    room = _cap_per_second(settings) - STATEMENTS_PER_SECOND
+    if room == math.inf:
         return math.inf
-    return cap * CAP_SHARE_FOR_BROADCASTS / 3600 / STATEMENTS_PER_MESSAGE[paid]
+    return max(room / (BLOCK_STATEMENTS / slots.MAX_BLOCK_SENDS + STATEMENTS_PER_SEND), MIN_CAPPED_RATE)
+
+
+def block_sends(settings: dict, paid: bool) -> int:
+    """Return the fewest sends a block must hold so the broadcast stays under the host's cap (1: no cap).
+
+    Longer blocks share one transaction and one booking among more sends:
+    a reply then waits behind up to that block, the price of the cap.
+    """
+    rate = send_rate(settings, paid)
+    room = _cap_per_second(settings) - STATEMENTS_PER_SECOND - STATEMENTS_PER_SEND * rate
+    if room == math.inf or rate <= 0:
+        return 1
+    if room <= 0:
+        return slots.MAX_BLOCK_SENDS
+    return min(slots.MAX_BLOCK_SENDS, max(1, math.ceil(BLOCK_STATEMENTS * rate / room)))
 
 
 def capped_by_statements(settings: dict, paid: bool) -> bool:

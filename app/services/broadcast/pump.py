@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, KIND_EDIT, RUNNING, BroadcastJob
 from app.repository.telegram_budget import budget_engine
-from app.services.broadcast import breaker, clicks, greeting, text_rules
+from app.services.broadcast import breaker, clicks, estimate, greeting, text_rules
 from app.services.broadcast.content import action_params, by_variant, message_params, target_params
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
@@ -164,12 +164,13 @@ class Pump:
             self.client.call("editMessageCaption", {"chat_id": user_id, **caption, "caption": params["text"]}, **call)
         return classify_action(None)
 
-    def make_booker(self, parts: int, window: int) -> Booker:
+    def make_booker(self, parts: int, window: int, paid: bool = False) -> Booker:
         """Return the Booker of this pump's sends: its client's pacers, its deadline, its lease kept while waiting."""
         client = self.client
         chats = client.chat_pacer if client.pace_recipients else None
         connect = self.settings["telegram_connect_timeout"]
         return Booker(parts, limiter=client.rate_limiter, budget=client.broadcast_budget, chats=chats, window=window,
+                      min_sends=estimate.block_sends(self.settings, paid),
                       busy_for=lambda: self.answer_wait() + connect,
                       call_seconds=lambda: client.typical_call_seconds, clock=self.clock, sleep=self.sleep,
                       deadline=self.deadline, heartbeat=self.lease.heartbeat, keep=self.lease.keep,
@@ -227,12 +228,12 @@ class Pump:
             del self.calls[None]  # an edit of named variants only: the default's copies are not its to edit
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
-        self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1, window)
+        self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1, window, job.paid)
         self.personal = greeting.is_personal(job)
         self.track = clicks.tracker(job)
         notifier = Notifier(self.outbox, self.clock, self.deadline, worker=self.outbox_worker)
         recorder = Recorder(job, window, lease=self.lease, notifier=notifier, settings=self.settings,
-                            clock=self.clock, sleep=self.sleep, lane_busy=self.booker.booked_ahead)
+                            clock=self.clock, sleep=self.sleep, lane_full=self.booker.fills_lane)
 
         def renew() -> None:
             self.stop = recorder.heartbeat() or self.stop

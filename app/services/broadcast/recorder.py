@@ -43,7 +43,7 @@ from app.services.broadcast.greeting import is_personal
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
 from app.services.broadcast.stops import Stop
-from app.telegram.client import LOW, LOW_PRIORITY_WAIT
+from app.telegram.client import LOW
 from app.texts import t
 
 log = logging.getLogger(__name__)
@@ -112,12 +112,12 @@ class Recorder:
     """
 
     def __init__(self, job: BroadcastJob, window: int, *, lease: Lease, notifier: Notifier, settings: dict,
-                 clock, sleep, lane_busy=lambda: 0.0):
+                 clock, sleep, lane_full=lambda: False):
         self.job_id, self.window = job.id, window
         self.lease, self.notifier, self.clock, self.sleep = lease, notifier, clock, sleep
-        # How far ahead this pump's bookings hold the bot-wide lane: a low-priority progress edit
-        # finds no slot then, so its text is not built (four reads) to be refused.
-        self.lane_busy = lane_busy
+        # Whether this pump books the bot-wide lane full: a low-priority progress edit finds no
+        # slot then, so its text is not built (five reads) only to be refused.
+        self.lane_full = lane_full
         # Pending items are read ahead a few blocks at a time (the claim is in memory, the mark one UPDATE).
         self.batch_size = min(max(settings["broadcast_batch_size"], window, CLAIMS_PER_READ), MAX_CLAIMS_PER_READ)
         self.max_errors = settings["broadcast_max_consecutive_errors"]
@@ -449,7 +449,7 @@ class Recorder:
                 self.notifier.flush()
             if self.has_progress and self.since_progress >= self.progress_every:
                 self.since_progress = 0
-                if self.clock() >= self.progress_at and (self._urgent_due() or self.lane_busy() < LOW_PRIORITY_WAIT):
+                if self.clock() >= self.progress_at and (self._urgent_due() or not self.lane_full()):
                     self._queue_progress()
                 # Tried again at every tick: a low-priority edit goes once a slot is free at one of them.
                 self.notifier.flush()

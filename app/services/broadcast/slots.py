@@ -36,6 +36,9 @@ MAX_BLOCK_SENDS = 100
 # the window's reach the block's slots are spread so each finds a free thread.
 WINDOW_MARGIN = 1.2
 
+# A pump whose sends are this close together books the bot-wide lane full (fills_lane).
+LANE_FULL = 1.25
+
 # A send's bot-wide slot: (its monotonic time, when it was booked).
 Slot = tuple[float, float]
 
@@ -57,7 +60,8 @@ class Booker:
     ``stopped`` names a stop the pump met meanwhile.
     """
 
-    def __init__(self, parts: int, *, limiter, budget, chats, window: int, busy_for: Callable[[], float],
+    def __init__(self, parts: int, *, limiter, budget, chats, window: int, min_sends: int = 1,
+                 busy_for: Callable[[], float],
                  call_seconds: Callable[[], float | None], clock: Callable[[], float],
                  sleep: Callable[[float], None], deadline: float, heartbeat: float,
                  keep: Callable[[], None], pause: Callable[[float], None], stopped: Callable[[], Stop | None]):
@@ -68,7 +72,8 @@ class Booker:
         self.limiter, self.budget = limiter, budget
         # The recipients' chat pacer (None: not paced, the paid client).
         self.chats = chats
-        self.window, self.busy_for, self.call_seconds = window, busy_for, call_seconds
+        # min_sends: a host's query cap makes blocks longer (estimate.block_sends).
+        self.window, self.min_sends, self.busy_for, self.call_seconds = window, min_sends, busy_for, call_seconds
         self.clock, self.sleep, self.deadline, self.heartbeat = clock, sleep, deadline, heartbeat
         self.keep, self.pause, self.stopped = keep, pause, stopped
         self.quiet = False  # the last booking's verdict: sizes the next block
@@ -92,7 +97,8 @@ class Booker:
         """
         per_send = self.per_send()
         seconds = BLOCK_SECONDS if self.quiet else SLOT_HORIZON
-        return max(1, min(int(seconds / per_send) if per_send > 0 else 1, MAX_BLOCK_SENDS, self._fit(per_send)))
+        sends = max(int(seconds / per_send) if per_send > 0 else 1, self.min_sends)
+        return max(1, min(sends, MAX_BLOCK_SENDS, self._fit(per_send)))
 
     def _fit(self, per_send: float) -> int:
         """Return how many sends fit between the next free slot of this pump and the run's end."""
@@ -165,6 +171,12 @@ class Booker:
     def booked_ahead(self) -> float:
         """Return how far ahead this pump's bookings reach (0: none ahead)."""
         return max(0.0, self.booked_until - self.clock())
+
+    def fills_lane(self) -> bool:
+        """True when this pump books every slot of the bot-wide lane (at the cap): a low-priority call finds none."""
+        if self.budget is None:
+            return False
+        return self.spacing() <= self.span * self.budget.interval * LANE_FULL
 
 
 def claimed_at_most(rate: float, window: int, parts: int = 1) -> int:
