@@ -6,7 +6,7 @@ import time
 import pytest
 
 from app.repository import telegram_budget as budget_repo
-from app.services.broadcast import jobs, recorder
+from app.services.broadcast import jobs, progress_ticks
 from app.services.broadcast.drain import pump
 from app.services.broadcast.notifier import Notifier
 from app.services.telegram_budget import READY_HINT_SECONDS
@@ -45,7 +45,7 @@ def test_a_progress_text_is_built_at_most_once_a_second_however_fast_copies_are_
 def test_the_outbox_waiting_on_the_admins_chat_reads_its_pace_at_most_twice_a_second(
         app, simulator, monkeypatch):
     # A progress text per copy recorded: the outbox's worker wakes for each and looks at the admin's chat.
-    monkeypatch.setattr(recorder, "PROGRESS_FLOOR_SECONDS", 0.0)
+    monkeypatch.setattr(progress_ticks, "PROGRESS_FLOOR_SECONDS", 0.0)
     settings = engine_settings(broadcast_rate_per_second=28, broadcast_progress_every=1)
     job = progress_job(simulator, settings)
     reads = []

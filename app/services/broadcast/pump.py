@@ -18,6 +18,7 @@ from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, KIND_EDIT, RUNNING, BroadcastJob
 from app.repository.telegram_budget import budget_engine
 from app.services.broadcast import breaker, clicks, estimate, greeting, text_rules
+from app.services.broadcast.claims import Claim
 from app.services.broadcast.content import action_params, by_variant, message_params, target_params
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
@@ -30,7 +31,7 @@ from app.services.broadcast.outcomes import (
     personal_failure,
     too_long_for,
 )
-from app.services.broadcast.recorder import Claim, Recorder, StepResult
+from app.services.broadcast.recorder import Recorder, StepResult
 from app.services.broadcast.slots import Booker, Slot
 from app.services.broadcast.stops import Stop
 from app.telegram.client import IN_FLIGHT

@@ -1,8 +1,11 @@
-"""The pump's database side: claim, mark in flight, record outcomes, apply the breaker, completion.
+"""The pump's database side: claim and mark a block, record outcomes, apply the breaker, completion.
 
-Each step() is one short transaction that starts with the lease fence, so a
-pump that lost its lease writes nothing, and the number of items marked
-'sending' never exceeds the send window (the crash bound on 'unknown').
+Each step() is one short transaction that starts with the lease fence (which
+moves the job's counters too), so a pump that lost its lease writes nothing;
+it marks 'sending' one block of items once the previous block is handed
+over, so at most a block and the window are in flight (the crash bound on
+'unknown', slots.claimed_at_most). The claim cursor is claims.py's, the
+plans' writes plans.py's, the progress edits progress_ticks.py's.
 
 Outcomes are judged once, in memory (a Plan), then written. When the
 database fails, the plans are kept and written by the next step, so an
@@ -16,35 +19,29 @@ know (a StepResult, a Stop), and the pump decides its own stop from it.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict, deque
-from dataclasses import dataclass, field
+from collections import defaultdict
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import (
-    ACTION_KINDS,
-    ITEM_FAILED,
-    PENDING,
-    SENT,
-    BroadcastJob,
-    ItemStatus,
-)
+from app.models.broadcast import ACTION_KINDS, BroadcastJob, ItemStatus
 from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.deadlocks import in_transaction, is_deadlock
 from app.services import audit
-from app.services.broadcast import breaker, landing
-from app.services.broadcast import outcomes as oc
-from app.services.broadcast.greeting import is_personal
+from app.services.broadcast import breaker, landing, plans
+from app.services.broadcast.claims import Claim, ClaimCursor
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
+from app.services.broadcast.plans import Plan
+from app.services.broadcast.progress_ticks import ProgressTicks
 from app.services.broadcast.stops import Stop
-from app.telegram.client import LOW
 from app.texts import t
+
+__all__ = ["Claim", "Recorder", "StepResult"]
 
 log = logging.getLogger(__name__)
 
@@ -52,30 +49,6 @@ log = logging.getLogger(__name__)
 # the n-th waiting n times the backoff: the other transaction is short and has commit to do.
 DEADLOCK_ATTEMPTS = 3
 DEADLOCK_BACKOFF_SECONDS = 0.02
-# Pending items read at once (at least): a block at the cap is 29 sends, a paid one up to a thousand.
-CLAIMS_PER_READ = 200
-MAX_CLAIMS_PER_READ = 2000
-# How often one run reads its pending items again from the start before it stops 'incomplete'.
-IDLE_RESCANS = 3
-# A progress text (the job's counters, the settings, cron's last call: four reads) is built at
-# most this often: the admin's chat takes about one edit a second, and the outbox keeps only
-# the newest text of one message, so texts built faster were read and thrown away.
-PROGRESS_FLOOR_SECONDS = 1.0
-
-
-class Claim(NamedTuple):
-    """One item claimed for sending, with what its send needs."""
-
-    item_id: int
-    user_id: int
-    # A personal greeting's recipient: first name and Telegram language code (None when unknown).
-    first_name: str | None = None
-    language_code: str | None = None
-    # An action's copy (unsend, edit): its message id, and an album's part ids.
-    message_id: int | None = None
-    part_ids: list[int] | None = None
-    # The recipient's language variant (None: the default content).
-    variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,22 +59,6 @@ class StepResult:
     stop: Stop | None = None  # why dispatch must stop (None: go on)
     recorded: int = 0
     halt: bool = False  # the job no longer runs: no send of this pump may start any more
-
-
-@dataclass
-class Plan:
-    """The writes that record one group of finished sends (judged once, written until it sticks)."""
-
-    finals: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
-    # (item id, message id) of sent items: written by one UPDATE that sets each item's own message id.
-    sent: list[tuple[int, int | None]] = field(default_factory=list)
-    # An album's sent items: item id -> every part's copy, written by the same UPDATE.
-    parts: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    back: list[int] = field(default_factory=list)
-    reopen: list[int] = field(default_factory=list)
-    blocked: list[int] = field(default_factory=list)
-    not_before: object = None
-    recorded: int = 0
 
 
 class Recorder:
@@ -115,38 +72,21 @@ class Recorder:
                  clock, sleep, lane_full=lambda: False):
         self.job_id, self.window = job.id, window
         self.lease, self.notifier, self.clock, self.sleep = lease, notifier, clock, sleep
-        # Whether this pump books the bot-wide lane full: a low-priority progress edit finds no
-        # slot then, so its text is not built (five reads) only to be refused.
-        self.lane_full = lane_full
-        # Pending items are read ahead a few blocks at a time (the claim is in memory, the mark one UPDATE).
-        self.batch_size = min(max(settings["broadcast_batch_size"], window, CLAIMS_PER_READ), MAX_CLAIMS_PER_READ)
+        self.cursor = ClaimCursor(job, max(settings["broadcast_batch_size"], window))
+        # Whether this pump books the bot-wide lane full decides if a giving-way progress edit is built.
+        self.ticks = ProgressTicks(job, notifier, settings, clock, lane_full)
         self.max_errors = settings["broadcast_max_consecutive_errors"]
-        self.progress_every = settings["broadcast_progress_every"]
-        self.progress_min_seconds = settings["broadcast_progress_min_seconds"]
-        self.urgent_edit_at = clock() + self.progress_min_seconds
-        self.progress_at = clock()  # the next progress text is built no sooner (PROGRESS_FLOOR_SECONDS)
         self.lang = job.progress_lang or "fa"
-        self.has_progress = bool(job.progress_message_id)
         self.paid_limit = job.paid_limit if job.paid else None
         self.charged = job.sent_count + job.unknown_count
-        self.queue: deque[Claim] = deque()
-        # A personal greeting needs each claimed recipient's first name and language code.
-        self.personal = is_personal(job)
-        # An action job (unsend, edit) reads each claimed item's copy.
         self.action = job.kind in ACTION_KINDS
-        # A send with language variants reads each claimed item's variant (an action's read always does:
-        # the pump refuses to give an edited copy another variant's text, so it must know each copy's).
-        self.variants = bool(job.variants)
-        self.last_id, self.exhausted = 0, False
         self.streak = breaker.Streak()
-        self.since_progress = 0
         self.paused_reason: str | None = None
         # True once this pump's own pause UPDATE matched in the last committed step: it alone alerts.
         self.paused_here = False
         self.plans: list[Plan] = []
         self.db_error: SQLAlchemyError | None = None
         self._halted = False  # the current step's fence found the job stopped
-        self.rescans_when_idle = 0
 
     def step(self, done: list, want: int, in_flight: int, stop: Stop | None = None) -> StepResult:
         """Record finished sends and mark up to `want` new items in flight, in one transaction.
@@ -156,7 +96,7 @@ class Recorder:
         if done:
             plan, stop = self._plan(done, stop)
             self.plans.append(plan)
-        if not self.plans and (want <= 0 or (not self.queue and self.exhausted)):
+        if not self.plans and (want <= 0 or self.cursor.drained):
             return StepResult(stop=stop)
         for attempt in range(1, DEADLOCK_ATTEMPTS + 1):
             try:
@@ -188,15 +128,15 @@ class Recorder:
         self.db_error = None
         self.charged += len(batch)
         recorded = sum(plan.recorded for plan in self.plans)
-        self.since_progress += recorded
         self.plans = []
-        self._after_commit()
+        paused, self.paused_here = self.paused_here, False
+        self.ticks.after_commit(recorded, self.paused_reason if paused else None)
         return StepResult(tuple(batch), stop, recorded, halt)
 
     def _transaction(self, want: int, stop: Stop | None) -> StepResult | tuple[list[Claim], Stop | None, bool]:
         """One step's transaction: fence, write, claim; (claims, stop, halt), or a StepResult if the lease is lost."""
         self.paused_here, self._halted = False, False
-        expected = self._expected_counts()
+        expected = plans.expected_counts(self.plans)
         fenced = self._fence(want > 0, expected)
         if fenced == Stop.LEASE_LOST:
             return StepResult(stop=fenced)
@@ -212,16 +152,16 @@ class Recorder:
         if stop:
             want = 0
         else:
-            self._rescan([i for plan in self.plans for i in plan.back])
+            self.cursor.rescan([i for plan in self.plans for i in plan.back])
         want, capped = self._apply_paid_cap(want)
         stop = capped or stop
-        batch = self._take(want)
+        batch = self.cursor.take(want)
         try:
             if batch and items.mark_sending([c.item_id for c in batch]) != len(batch):
                 raise RuntimeError("claimed items changed under a held lease")
             db.session.commit()
         except BaseException:
-            self.queue.extendleft(reversed(batch))  # not claimed after all: the next try takes them again
+            self.cursor.put_back(batch)  # not claimed after all: the next try takes them again
             raise
         return batch, stop, self._halted
 
@@ -281,16 +221,6 @@ class Recorder:
             raise self.db_error
         return StepResult(stop=stop, recorded=recorded)
 
-    def _expected_counts(self) -> dict[ItemStatus, int]:
-        """Return how the plans move the counters if every row they name changes (as it does but for a replay)."""
-        counts: dict[ItemStatus, int] = defaultdict(int)
-        for plan in self.plans:
-            counts[SENT] += len(plan.sent)
-            for (status, _), ids in plan.finals.items():
-                counts[status] += len(ids)
-            counts[ITEM_FAILED] -= len(plan.reopen)
-        return {status: n for status, n in counts.items() if n}
-
     def _fence(self, dispatching: bool, counts: dict[ItemStatus, int]) -> Stop | None:
         """Prove the lease (and, when dispatching, that the job still runs), moving the counters by ``counts``.
 
@@ -309,47 +239,27 @@ class Recorder:
 
     def _plan(self, done: list, stop: Stop | None) -> tuple[Plan, Stop | None]:
         """Judge finished sends once: item statuses, blocked users, the breaker, retry_after; return the new stop."""
-        plan = Plan()
-        for item_id, user_id, outcome in done:
-            kind = breaker.kind_of(outcome, stop)
-            if kind == oc.SENT:
-                plan.sent.append((item_id, outcome.message_id))
-                if outcome.message_ids:
-                    plan.parts[item_id] = outcome.message_ids
-            elif kind.status is not None:
-                plan.finals[(kind.status, outcome.error or "")].append(item_id)
-            else:
-                plan.back.append(item_id)
-            if kind != oc.SENT and kind != oc.UNKNOWN:
-                self.charged -= 1
-            if outcome.blocked:
-                plan.blocked.append(user_id)
+        plan, uncharged = plans.sort_outcomes(done, stop)
+        self.charged -= uncharged
         self.streak, decision = breaker.judge(self.streak, [(i, o) for i, _, o in done], stop=stop,
                                               paused=bool(self.paused_reason), max_errors=self.max_errors)
         if decision.pause == Stop.UNAUTHORIZED:
             self.paused_reason = t("reason_unauthorized", self.lang)
         if decision.trip is not None:
-            self._trip(plan, decision.trip, decision.pause == Stop.BREAKER)
+            streak = decision.trip
+            plans.trip(plan, streak)
+            if decision.pause == Stop.BREAKER:
+                self.paused_reason = t("reason_breaker", self.lang, n=streak.errors, error=streak.last_error[:120])
+            log.warning("job %s: %s non-recipient errors in a row (%s); pausing", self.job_id, streak.errors,
+                        streak.last_error)
         plan.recorded = len(done) - len(plan.back)
         if decision.retry_after:
             plan.not_before = self.lease.now() + timedelta(seconds=decision.retry_after)
         return plan, decision.stop
 
     def _write(self, plan: Plan) -> dict[ItemStatus, int]:
-        """Write one plan's items; return how its rows really changed each counter (a replay changes none)."""
-        now = self.lease.now()
-        counts: dict[ItemStatus, int] = defaultdict(int)
-        if self.action:  # the item keeps the id of the copy it acted on
-            counts[SENT] += items.set_done([item_id for item_id, _ in plan.sent], now)
-        else:
-            counts[SENT] += items.set_sent(plan.sent, now, plan.parts)
-        for (status, error), ids in plan.finals.items():
-            counts[status] += items.set_final(ids, status, now, error)
-        items.set_final(plan.back, PENDING, now)
-        reopened = items.reopen_failed(plan.reopen)
-        if reopened:
-            counts[ITEM_FAILED] -= reopened
-        items.block_users(plan.blocked, now)
+        """Write one plan; return how its rows really changed each counter (a replay changes none)."""
+        counts = plans.write_items(plan, self.lease.now(), action=self.action)
         if plan.not_before is not None:
             jobs_repo.set_not_before(self.job_id, self.lease.token, plan.not_before)
         if self.paused_reason:
@@ -362,21 +272,6 @@ class Recorder:
             audit.record(audit.ACTOR_SYSTEM, audit.PAUSED, self.job_id, self.paused_reason)
             self.paused_here = True
 
-    def _trip(self, plan: Plan, streak: breaker.Streak, pause: bool) -> None:
-        """Apply the breaker's opening: the streak's failed items go back to pending and the job pauses."""
-        streak_ids = set(streak.failed)
-        for key in [k for k in plan.finals if k[0] == ITEM_FAILED]:
-            here = [i for i in plan.finals[key] if i in streak_ids]
-            plan.finals[key] = [i for i in plan.finals[key] if i not in streak_ids]
-            plan.back.extend(here)
-            streak_ids -= set(here)
-        # Failed items of the streak already written by earlier steps.
-        plan.reopen = list(streak_ids)
-        if pause:
-            self.paused_reason = t("reason_breaker", self.lang, n=streak.errors, error=streak.last_error[:120])
-        log.warning("job %s: %s non-recipient errors in a row (%s); pausing", self.job_id, streak.errors,
-                    streak.last_error)
-
     def _apply_paid_cap(self, want: int) -> tuple[int, Stop | None]:
         """Never dispatch past the job's cap on paid messages; pause when it is reached (PAID_CAP)."""
         if self.paid_limit is None or want <= 0:
@@ -384,107 +279,21 @@ class Recorder:
         room = self.paid_limit - self.charged
         if room > 0:
             return min(want, room), None
-        if not self._take_peek():
+        if not self.cursor.any_left():
             return 0, None
         self.paused_reason = t("reason_paid_cap", self.lang, cap=self.paid_limit)
         self._pause()
         return 0, Stop.PAID_CAP
 
-    def _take_peek(self) -> bool:
-        """Tell whether any pending item is left to send."""
-        self._fill(1)
-        return bool(self.queue)
-
-    def _rescan(self, back: list[int]) -> None:
-        """Read again from the first item that went back to pending (a send held back by a 429 elsewhere)."""
-        if back:
-            self._rewind(min(self.last_id, min(back) - 1))
-
-    def _rewind(self, last_id: int) -> None:
-        """Drop the queue and read on from just after last_id."""
-        self.queue.clear()
-        self.last_id, self.exhausted = last_id, False
-
-    def _fill(self, need: int) -> None:
-        """Read the next pending items (in id order) until the queue holds `need` or none are left."""
-        while len(self.queue) < need and not self.exhausted:
-            rows = self._next_pending()
-            if rows:
-                self.last_id = rows[-1].item_id
-                self.queue.extend(rows)
-            if len(rows) < self.batch_size:
-                self.exhausted = True
-
-    def _next_pending(self) -> list[Claim]:
-        """Read the next batch of pending items, with each one's copy (actions), name (greetings) and variant."""
-        if self.action:
-            rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)
-            if self.personal:
-                return [Claim(i, u, name, code, message_id, parts, variant or None)
-                        for i, u, message_id, parts, name, code, variant in rows]
-            return [Claim(i, u, message_id=message_id, part_ids=parts, variant=variant or None)
-                    for i, u, message_id, parts, _, _, variant in rows]
-        if self.personal:
-            return [Claim(i, u, name, code, variant=variant or None)
-                    for i, u, name, code, variant in items.next_pending_named(self.job_id, self.last_id,
-                                                                              self.batch_size)]
-        if self.variants:
-            return [Claim(i, u, variant=variant)
-                    for i, u, variant in items.next_pending_variants(self.job_id, self.last_id, self.batch_size)]
-        return [Claim(i, u) for i, u in items.next_pending(self.job_id, self.last_id, self.batch_size)]
-
-    def _take(self, want: int) -> list[Claim]:
-        """Pop up to `want` claimed items."""
-        if want <= 0:
-            return []
-        self._fill(want)
-        return [self.queue.popleft() for _ in range(min(want, len(self.queue)))]
-
-    def _after_commit(self) -> None:
-        """Tell the admins: throttled progress edits, and a pause alert if this step paused the job (best effort)."""
-        try:
-            if self.paused_here:
-                self.paused_here = False
-                self.notifier.paused(self.job_id, self.paused_reason)
-                self.notifier.flush()
-            if self.has_progress and self.since_progress >= self.progress_every:
-                self.since_progress = 0
-                if self.clock() >= self.progress_at and (self._urgent_due() or not self.lane_full()):
-                    self._queue_progress()
-                # Tried again at every tick: a low-priority edit goes once a slot is free at one of them.
-                self.notifier.flush()
-        except Exception:
-            # The batch just marked 'sending' must still go out: a failed
-            # progress read or edit is never worth turning it into 'unknown'.
-            db.session.rollback()
-            log.warning("job %s: progress update skipped", self.job_id, exc_info=True)
-
-    def _queue_progress(self) -> None:
-        """Build the progress text (at most every PROGRESS_FLOOR_SECONDS) and queue its edit.
-
-        Progress edits give way to replies and sends (they take a bot-wide
-        slot only when one is free), except one every
-        broadcast_progress_min_seconds, which waits its turn.
-        """
-        self.progress_at = self.clock() + PROGRESS_FLOOR_SECONDS
-        urgent = self._urgent_due()
-        if urgent:
-            self.urgent_edit_at = self.clock() + self.progress_min_seconds
-        self.notifier.progress(self.job_id, self.lang, priority=None if urgent else LOW)
-
-    def _urgent_due(self) -> bool:
-        """True once broadcast_progress_min_seconds passed since the last edit that waits its turn."""
-        return self.clock() >= self.urgent_edit_at
-
     @property
     def may_have_more(self) -> bool:
         """True unless every pending item seen so far has been dispatched and none are left."""
-        return bool(self.queue) or not self.exhausted
+        return self.cursor.may_have_more
 
     @property
     def drained(self) -> bool:
         """True when every pending item seen has been dispatched and none are left."""
-        return self.exhausted and not self.queue
+        return self.cursor.drained
 
     def idle_reason(self) -> Stop | None:
         """Nothing in flight and nothing to claim: complete the job if every item is final.
@@ -495,39 +304,12 @@ class Recorder:
         if done:
             log.info("job %s completed", self.job_id)
             # complete_if_done matched for this pump alone, so the summary goes out once.
-            self._best_effort(lambda: self.notifier.finished(self.job_id))
+            self.ticks.best_effort(lambda: self.notifier.finished(self.job_id))
             return Stop.DONE
-        if self._pending_behind_the_cursor():
+        if self.cursor.pending_behind():
             return None
         return Stop.INCOMPLETE
 
-    def _pending_behind_the_cursor(self) -> bool:
-        """Read the pending items again from the job's start; True if one is there (a few times per run at most).
-
-        The cursor reads forward from the last claimed id and rewinds when a send
-        comes back; a pending item it passed by any other way would otherwise wait
-        for the next cron call while this run still had time to send it.
-        """
-        if self.rescans_when_idle >= IDLE_RESCANS:
-            return False
-        self.rescans_when_idle += 1
-        self._rewind(0)
-        self._fill(1)
-        db.session.commit()
-        if self.queue:
-            log.warning("job %s: pending item %s found behind the claim cursor; sending it in this run",
-                        self.job_id, self.queue[0].item_id)
-        return bool(self.queue)
-
     def finish(self, stop: Stop | None) -> None:
         """Leave the progress message showing where the job stands (the pump stopped for `stop`)."""
-        if self.has_progress and stop != Stop.DONE:
-            self._best_effort(lambda: self.notifier.progress(self.job_id, self.lang))
-
-    def _best_effort(self, notify) -> None:
-        """Run a progress/summary update; its failure never changes what was sent or recorded."""
-        try:
-            notify()
-        except Exception:
-            db.session.rollback()
-            log.warning("job %s: progress update skipped", self.job_id, exc_info=True)
+        self.ticks.finish(stop == Stop.DONE)
