@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from app.extensions import db
 from app.models.broadcast import SENDING, UNKNOWN
 from app.services.broadcast import actions, jobs, landing
 from app.services.broadcast import lease as lease_module
@@ -27,7 +28,7 @@ from tests.broadcast.helpers import (
     expire_lease,
     reload,
 )
-from tests.reliability.helpers import item_ids, wait_until
+from tests.reliability.helpers import item_ids
 
 
 def holders(simulator) -> set[int]:
@@ -48,9 +49,26 @@ def pump_in_thread(app, job_id: int, settings: dict, seconds: float = 15) -> tup
     return thread, results
 
 
+def on_the_wire(job_id: int, steady: float = 0.3) -> bool:
+    """Wait until an item has stayed 'sending' for ``steady`` s: its request is out (a block's item whose
+    thread woke late for its slot goes back to pending instead, and is claimed again)."""
+    since = None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if item_ids(job_id, SENDING):
+            since = since or time.monotonic()
+            if time.monotonic() - since >= steady:
+                return True
+        else:
+            since = None
+        db.session.commit()
+        time.sleep(0.02)
+    return False
+
+
 def orphan_while_on_the_wire(job_id: int) -> None:
     """Cancel the job, age its lease and let cron count the item in flight unknown, while its request is out."""
-    assert wait_until(lambda: item_ids(job_id, SENDING), 10), "the pump put nothing in flight"
+    assert on_the_wire(job_id), "the pump put nothing on the wire"
     assert jobs.cancel_job(job_id)
     expire_lease(job_id)
     assert jobs.expire_stopped_orphans() == 1

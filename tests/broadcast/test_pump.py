@@ -160,7 +160,7 @@ def test_a_pump_opens_its_connections_before_its_first_send(app):
 
 
 def test_a_slow_database_never_bunches_sends_booked_on_even_slots(app, simulator, monkeypatch):
-    # The recipient's chat is booked before the sleep to the bot-wide slot, and
+    # The block's chats are booked before the sleep to the bot-wide slot, and
     # lateness is judged after every database read: a statement that is slow
     # now and fast next time (a loaded MySQL) must not push one send against
     # the next (that is how a cap of 29 still drew 429s from a limit of 30).
@@ -187,7 +187,7 @@ def test_a_slow_database_never_bunches_sends_booked_on_even_slots(app, simulator
     times = sorted(d["t"] for d in simulator.deliveries("sendMessage") if d["chat_id"] in set(ids))
     assert len(times) == len(ids)
     gaps = [b - a for a, b in zip(times[:-1], times[1:], strict=True)]
-    # Slots are 100 ms apart; a send may leave up to 30 ms late (then it books again).
+    # Slots are 100 ms apart; a send may leave up to 30 ms late (later, it goes back to pending).
     assert min(gaps) >= 0.05, [round(g, 3) for g in gaps]
 
 

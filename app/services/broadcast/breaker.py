@@ -73,3 +73,25 @@ def judge(streak: Streak, done: Iterable[tuple[int, oc.Outcome]], *, stop: Stop 
     if tripped is None:
         return streak, Decision(stop, retry_after, pause)
     return Streak(), Decision(Stop.BREAKER, retry_after, pause if paused else Stop.BREAKER, trip=tripped)
+
+
+class AnswerWatch:
+    """Judges a pump's answers as they come, in memory: warned once they call for a stop the next step will write.
+
+    The breaker's streak, a 429, Telegram unreachable, a refused token: the
+    next step writes and decides it (pausing the job), but a block would
+    otherwise send on for up to a second first.
+    """
+
+    def __init__(self, max_errors: int, go_on: frozenset):
+        self.max_errors, self.go_on = max_errors, go_on  # go_on: the stops after which sends still go
+        self.streak = Streak()
+        self.warned = False
+
+    def see(self, answered: list) -> bool:
+        """Judge (item id, user id, outcome) answers; return True once any of them calls for a stop."""
+        if answered and not self.warned:
+            judged = [(item_id, outcome) for item_id, _, outcome in answered]
+            self.streak, decision = judge(self.streak, judged, stop=None, paused=False, max_errors=self.max_errors)
+            self.warned = decision.stop not in self.go_on
+        return self.warned

@@ -78,6 +78,16 @@ class Lease:
             self.sleep(min(left, self.heartbeat))
             self.keep()
 
+    def wait_until(self, when: datetime, deadline: float) -> bool:
+        """Sleep (keeping the lease) until database time ``when``; False, at once, if that is past the deadline."""
+        wait_s = (when - self.now()).total_seconds()
+        if wait_s <= 0:
+            return True
+        if self.clock() + wait_s >= deadline - 0.5:
+            return False
+        self.pause_for(wait_s)
+        return True
+
     def wait_some(self, futures, timeout: float) -> None:
         """Wait until one of futures finishes or timeout passes, keeping the lease meanwhile."""
         end = self.clock() + timeout

@@ -15,27 +15,18 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
-from app.models.broadcast import ACTION_KINDS, KIND_EDIT, RUNNING, BroadcastJob
+from app.models.broadcast import RUNNING, BroadcastJob
 from app.repository.telegram_budget import budget_engine
-from app.services.broadcast import breaker, clicks, estimate, greeting, text_rules
+from app.services.broadcast import breaker, estimate
 from app.services.broadcast.claims import Claim
-from app.services.broadcast.content import action_params, by_variant, message_params, target_params
+from app.services.broadcast.copies import Copies
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
-from app.services.broadcast.outcomes import (
-    HELD_BACK,
-    classify,
-    classify_action,
-    delivered,
-    no_variant_text,
-    personal_failure,
-    too_long_for,
-)
+from app.services.broadcast.outcomes import HELD_BACK, Outcome, classify, classify_action, delivered, personal_failure
 from app.services.broadcast.recorder import Recorder, StepResult
 from app.services.broadcast.slots import Booker, Slot
 from app.services.broadcast.stops import Stop
 from app.telegram.client import IN_FLIGHT
-from app.texts import lang_of
 
 log = logging.getLogger(__name__)
 # A send is handed to its thread this long before its slot (the thread sleeps the rest):
@@ -76,11 +67,9 @@ class Pump:
         self.personal = False  # each copy greets its recipient by name (set by run)
         self.booker: Booker | None = None  # set by run, once the job's parts are known
         self.outbox_worker = False
-        self.track = None  # each copy's button gets its own tracked link (set by run, see clicks.tracker)
         self.action = False  # an unsend or edit job (set by run)
-        # The answers' own verdict, judged in memory as they come (watch): a stop the next step will write.
-        self.streak = breaker.Streak()
-        self.warned = False
+        # The answers' own verdict, judged in memory as they come: a stop the next step will write.
+        self.watch = breaker.AnswerWatch(settings["broadcast_max_consecutive_errors"], SENDS_GO_ON)
 
     def halt(self) -> None:
         """The job stopped running (cancel/pause): no send of this pump starts any more."""
@@ -102,19 +91,6 @@ class Pump:
         if status != RUNNING:
             self.halt()
             return False
-        return True
-
-    def wait_not_before(self, job: BroadcastJob) -> bool:
-        """Honour a 429's not_before: sleep if it ends within the budget, else stop."""
-        if not job.not_before:
-            return True
-        wait_s = (job.not_before - self.lease.now()).total_seconds()
-        if wait_s <= 0:
-            return True
-        if self.clock() + wait_s >= self.deadline - 0.5:
-            self.stop = Stop.NOT_BEFORE
-            return False
-        self.lease.pause_for(wait_s)
         return True
 
     def send(self, method: str, params: dict, user_id: int, slot: Slot, quiet: bool):
@@ -177,33 +153,6 @@ class Pump:
                       deadline=self.deadline, heartbeat=self.lease.heartbeat, keep=self.lease.keep,
                       pause=self.lease.pause_for, stopped=lambda: self.stop)
 
-    def personal_params(self, params: dict, claim: Claim) -> dict:
-        """Return the call's parameters for this claimed item: an action's copy, a tracked link, a greeting by name."""
-        if self.action:
-            params = target_params(self.method, params, claim.message_id, claim.part_ids)
-        if self.track:
-            params = self.track(params, claim.item_id, claim.user_id)
-        if not self.personal:
-            return params
-        # A send or a text edit carries "text"; an album's edit, its "caption".
-        key = "caption" if "caption" in params else "text"
-        return {**params, key: greeting.render(params[key], claim.first_name, lang_of(claim.language_code))}
-
-    def too_long(self, params: dict):
-        """Return the failure of a personal copy its recipient's name made too long for Telegram, else None.
-
-        Measured as Telegram does (text_rules): that copy alone fails, with its
-        numbers, and is not sent; the job's other recipients go on.
-        """
-        if not self.personal:
-            return None
-        key, limit = ("caption", text_rules.CAPTION_LIMIT) if "caption" in params else ("text", text_rules.TEXT_LIMIT)
-        try:
-            length = text_rules.visible_length(params[key])
-        except ValueError:  # HTML the checks before sending never let through: Telegram answers for it
-            return None
-        return too_long_for(length, limit) if length > limit else None
-
     def heed(self, result: StepResult) -> tuple[Claim, ...]:
         """Take a Recorder step's verdict: its stop becomes the pump's, a halt stops every send; return its claims."""
         self.stop = result.stop
@@ -214,24 +163,15 @@ class Pump:
 
     def can_dispatch(self, recorder: Recorder) -> bool:
         """True while this pump may still start sends."""
-        return self.stop is None and not self.warned and self.clock() < self.deadline and recorder.may_have_more
+        return self.stop is None and not self.watch.warned and self.clock() < self.deadline and recorder.may_have_more
 
     def run(self) -> None:
         """Send pending items block by block until done, stopped or out of time."""
         job = db.session.get(BroadcastJob, self.job_id)
-        self.action = job.kind in ACTION_KINDS
-        method, params = action_params(job) if self.action else message_params(job, job.paid)
-        self.method = method
-        # Each language variant's method and parameters; a claim without a variant gets the default's.
-        self.calls = by_variant(job, method, params)
-        self.strict = job.kind == KIND_EDIT  # an edit's copies get their own variant's text, or none
-        if self.strict and job.text is None:
-            del self.calls[None]  # an edit of named variants only: the default's copies are not its to edit
+        self.copies = Copies(job)
+        self.action, self.personal = self.copies.action, self.copies.personal
         window = self.settings["broadcast_paid_concurrency" if job.paid else "broadcast_concurrency"]
-        # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
-        self.booker = self.make_booker(len(params.get("message_ids") or ()) or 1, window, job.paid)
-        self.personal = greeting.is_personal(job)
-        self.track = clicks.tracker(job)
+        self.booker = self.make_booker(self.copies.parts, window, job.paid)
         notifier = Notifier(self.outbox, self.clock, self.deadline, worker=self.outbox_worker)
         recorder = Recorder(job, window, lease=self.lease, notifier=notifier, settings=self.settings,
                             clock=self.clock, sleep=self.sleep, lane_full=self.booker.fills_lane)
@@ -241,7 +181,8 @@ class Pump:
 
         self.lease.renew = renew
         db.session.commit()
-        if not self.wait_not_before(job):
+        if job.not_before and not self.lease.wait_until(job.not_before, self.deadline):
+            self.stop = Stop.NOT_BEFORE  # a 429's retry_after outlasts this run
             return
         # Connections opened before the first slot: one opened at its slot would leave late.
         self.client.warm(window)
@@ -261,9 +202,8 @@ class Pump:
 
     def release_lane(self) -> None:
         """Tell the bot-wide lane this pump's sends are answered: the next pump need not wait out their window."""
-        release = getattr(self.client.broadcast_budget, "release", None)
-        if release is not None:
-            release(answered=IN_FLIGHT.count == 0)
+        if self.booker is not None:
+            self.booker.release(answered=IN_FLIGHT.count == 0)
 
     def dispatch(self, pool: ThreadPoolExecutor, recorder: Recorder, window: int) -> None:
         """Book, claim and hand over blocks of sends until none are left or the pump stops."""
@@ -273,8 +213,7 @@ class Pump:
         while True:
             answered = finished(in_flight)
             done += answered
-            self.watch(answered)
-            if queue and (self.stop not in SENDS_GO_ON or self._halted.is_set() or self.warned):
+            if queue and (self.watch.see(answered) or self.stop not in SENDS_GO_ON or self._halted.is_set()):
                 done += [(claim.item_id, claim.user_id, HELD_BACK) for claim, _, _ in queue]
                 queue.clear()
             if queue:
@@ -296,20 +235,6 @@ class Pump:
                 self.stop = self.stop or Stop.BUDGET
                 return
             self.lease.wait_some(list(in_flight), max(self.deadline - self.clock(), 0) + 60)
-
-    def watch(self, answered: list) -> None:
-        """Judge answers as they come, in memory: a stop they call for holds the block's other sends back at once.
-
-        The breaker's streak, a 429, Telegram unreachable, a refused token: the
-        next step writes and decides it (pausing the job), but a block would
-        otherwise send on for up to a second first.
-        """
-        if not answered or self.warned:
-            return
-        judged = [(item_id, outcome) for item_id, _, outcome in answered]
-        self.streak, decision = breaker.judge(self.streak, judged, stop=None, paused=False,
-                                              max_errors=self.settings["broadcast_max_consecutive_errors"])
-        self.warned = decision.stop not in SENDS_GO_ON
 
     def next_block(self, recorder: Recorder, done: list, queue: deque[Scheduled], in_flight: int) -> list:
         """Write the outcomes so far and claim the next block, book its slots and chats; return what is left to write.
@@ -357,19 +282,12 @@ class Pump:
             self.lease.keep()
 
     def call_for(self, claim: Claim, slot: Slot, quiet: bool):
-        """Return the work of one claimed item's send: its variant's call, or its refusal when none may go."""
-        call = self.calls.get(claim.variant)
-        if call is None and not self.strict:
-            call = self.calls[None]  # a send or unsend: a variant without its own call
-        if call is None:
-            # An edit never gives a copy another variant's text: without its own, that copy fails.
-            return partial(no_variant_text, claim.variant)
-        item_method, item_params = call
-        item_params = self.personal_params(item_params, claim)
-        refused = self.too_long(item_params)
-        if refused:
-            return lambda: refused
-        return partial(self.send, item_method, item_params, claim.user_id, slot, quiet)
+        """Return the work of one claimed item's send: its own call at its slot, or its refusal when none may go."""
+        call = self.copies.call_for(claim)
+        if isinstance(call, Outcome):
+            return lambda: call
+        method, params = call
+        return partial(self.send, method, params, claim.user_id, slot, quiet)
 
 
 def finished(in_flight: dict[Future, tuple[int, int]]) -> list:

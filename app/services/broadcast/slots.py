@@ -168,6 +168,12 @@ class Booker:
         # A thread that woke too late would bunch this send with the next: it goes back to pending instead.
         return self.budget.clear_at(at, booked_at, quiet=quiet)
 
+    def release(self, answered: bool) -> None:
+        """Tell the bot-wide lane this pump's calls are answered (``answered``: every call of this process)."""
+        release = getattr(self.budget, "release", None)
+        if release is not None:
+            release(answered=answered)
+
     def booked_ahead(self) -> float:
         """Return how far ahead this pump's bookings reach (0: none ahead)."""
         return max(0.0, self.booked_until - self.clock())
