@@ -79,8 +79,9 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
         trace, steps = SendTrace(), StepTimer()
         # Where the engine's CPU goes, by thread CPU time: the pump's thread (its Recorder
         # steps and slot bookings among it) and the send threads' Pump.send.
+        # Slot bookings: take_slots before the block engine, next_block (its step included) after.
         split = profiling.ThreadCpu(pump_thread=(Pump, "run"), step=(Recorder, "step"), book=(Pump, "take_slots"),
-                                    send=(Pump, "send")).__enter__()
+                                    block=(Pump, "next_block"), send=(Pump, "send")).__enter__()
         meter.start()
         started = time.monotonic()
         processed, stops = 0, []

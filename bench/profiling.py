@@ -113,7 +113,9 @@ class ThreadCpu:
 
     def __enter__(self) -> ThreadCpu:
         for name, (owner, attr) in self.spots.items():
-            original = getattr(owner, attr)
+            original = getattr(owner, attr, None)
+            if original is None:
+                continue  # a method this revision of the engine does not have (bench.compare runs older ones)
             self._saved.append((owner, attr, original))
             setattr(owner, attr, self._wrap(name, original))
         return self
