@@ -79,3 +79,77 @@ def test_under_a_hosts_query_cap_a_broadcast_sends_no_faster_than_the_cap_allows
     # send follow a late one a little sooner): the cap's promise is the sustained rate after that slot.
     sustained = (len(times) - 2) / (times[-1] - times[1])
     assert len(times) == 8 and sustained <= rate * 1.05, (round(sustained, 3), times)
+
+
+# Statements one pump call costs whatever the job's size: its lease, the job's reads, completion, the summary.
+FIXED_PER_RUN = 40
+
+
+class Statements:
+    """Every statement the app's and the budget's engines send, commits included, while entered."""
+
+    def __init__(self):
+        from sqlalchemy import event
+
+        from app.extensions import db
+        from app.repository.telegram_budget import budget_engine
+
+        self.event, self.engines = event, list(dict.fromkeys([db.engine, budget_engine(db.engine)]))
+        self.sql: list[str] = []
+
+    def _statement(self, conn, cursor, statement, *args):
+        self.sql.append(statement)
+
+    def _commit(self, conn):
+        self.sql.append("COMMIT")
+
+    def __enter__(self) -> Statements:
+        for engine in self.engines:
+            self.event.listen(engine, "before_cursor_execute", self._statement)
+            self.event.listen(engine, "commit", self._commit)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for engine in self.engines:
+            self.event.remove(engine, "before_cursor_execute", self._statement)
+            self.event.remove(engine, "commit", self._commit)
+
+
+def test_a_broadcast_at_the_cap_costs_the_database_about_a_block_a_second_not_a_statement_a_copy(app, simulator):
+    # 120 copies at 28/s: about five blocks of a second. Each block is one transaction (fence with the
+    # counters, outcomes, the next block's mark, its commit) and two bookings (slots, chats); the
+    # progress edits and cron's reads add a few a second. Per copy there is nothing but an id in a list.
+    users = 120
+    create_users(users)
+    settings = engine_settings(broadcast_rate_per_second=28)
+    job = create_text_job(settings=settings).id
+    with Statements() as counted:
+        while pump(job, 20, settings=settings).stop != "done":
+            pass
+    assert assert_consistent(job, simulator) == {"sent": users}
+    # A pump call's own cost (its lease, the job's reads, completion, the summary) is about 30 whatever
+    # the job's size; a statement per copy would be 120 more.
+    assert len(counted.sql) <= FIXED_PER_RUN + 0.3 * users, (len(counted.sql), users)
+    hold_reads = [s for s in counted.sql if "hold_until_us" in s and s.lstrip().upper().startswith("SELECT")]
+    assert len(hold_reads) <= 3, "a pump alone on the bot read the shared 429 hold before its copies"
+
+
+def test_while_another_process_books_the_bot_each_copy_reads_the_shared_hold(app, simulator):
+    # A reply process's calls may draw a 429 at any moment: a hold it records must stop this pump's next copy.
+    from app.extensions import db
+    from app.models.telegram_budget import FREE
+    from app.repository.telegram_budget import budget_engine
+
+    users = 40
+    create_users(users)
+    settings = engine_settings(broadcast_rate_per_second=28)
+    job = create_text_job(settings=settings).id
+    # Another process books one slot whose call may stay unanswered for a minute.
+    assert budget_repo.reserve(budget_engine(db.engine), FREE, 1, 10_000, budget_repo.NO_LIMIT_US, me=7,
+                               busy_us=60_000_000) is not None
+    with Statements() as counted:
+        while pump(job, 20, settings=settings).stop != "done":
+            pass
+    assert assert_consistent(job, simulator) == {"sent": users}
+    hold_reads = [s for s in counted.sql if "hold_until_us" in s and s.lstrip().upper().startswith("SELECT")]
+    assert len(hold_reads) >= users * 0.9, (len(hold_reads), users)
