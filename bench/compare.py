@@ -102,6 +102,8 @@ def free(tree: str, opts) -> dict:
     # ROLLBACKs and the driver's own statements included, as a host's queries-per-hour cap counts.
     rates |= {f"free queries per msg ({row['queries_source']}) at {row['latency_ms']:g} ms": row["queries_msg"]
               for row in data["rows"] if "queries_msg" in row}
+    rates |= {f"free queries per msg sending, creation left out, at {row['latency_ms']:g} ms": row["queries_send_msg"]
+              for row in data["rows"] if "queries_send_msg" in row}
     rates |= {f"free connections held at once at {row['latency_ms']:g} ms": row["connections"]
               for row in data["rows"] if "connections" in row}
     return rates | {f"free 429s at {row['latency_ms']:g} ms": row["429s"] for row in data["rows"]}
@@ -117,6 +119,8 @@ def paid(tree: str, opts) -> dict:
     statements = {"paid statements per msg": round(row["db_statements_item"] + row.get("budget_stmts_item", 0), 3)} \
         if "db_statements_item" in row else {}
     queries = {f"paid queries per msg ({row['queries_source']})": row["queries_msg"]} if "queries_msg" in row else {}
+    if "queries_send_msg" in row:
+        queries["paid queries per msg sending, creation left out"] = row["queries_send_msg"]
     held = {"paid connections held at once": row["connections"]} if "connections" in row else {}
     return {"paid msg/s": row["msg_s"], "paid 429s": row["429s"], **cpu, **statements, **queries, **held}
 

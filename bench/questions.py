@@ -140,6 +140,8 @@ class DriverTrace:
 def figures(counter, created: dict, done: dict, delivered: int) -> dict:
     """The row's fields: queries per message delivered (job creation included), its source, and the breakdown."""
     n = max(delivered, 1)
+    # While sending: from the job's creation (its population and progress message done) to its end.
     return {"queries_msg": round(done["queries"] / n, 3), "queries_source": counter.source,
             "queries_create": created["queries"],
+            "queries_send_msg": round((done["queries"] - created["queries"]) / n, 3),
             "queries_by_kind_msg": {k: round(v / n, 3) for k, v in done["by_kind"].items()}}
