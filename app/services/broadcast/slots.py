@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from app.services.broadcast.stops import Stop
 from app.services.telegram_budget import send_slots, span_for
 
-__all__ = ["BLOCK_SECONDS", "DUE_GRACE_SECONDS", "MAX_BLOCK_SENDS", "SLOT_HORIZON", "Block", "Booker", "Slot",
+__all__ = ["BLOCK_SECONDS", "BUSY_BLOCK_SECONDS", "DUE_GRACE_SECONDS", "MAX_BLOCK_SENDS", "SLOT_HORIZON", "Block", "Booker", "Slot",
            "claimed_at_most", "seconds_per_send"]
 
 # "Due now", with a millisecond's grace: the limiter reads the clock again
@@ -27,7 +27,11 @@ DUE_GRACE_SECONDS = 0.001
 # The next block is claimed and booked once the last send is handed over.
 BLOCK_SECONDS = 1.0
 # A block's length while another process sends too (and for a pump's first
-# block): replies then wait behind at most this much of the broadcast.
+# block): a reply booked meanwhile waits behind at most this much of the
+# broadcast, about what a window of sends in flight held before blocks.
+BUSY_BLOCK_SECONDS = 0.2
+# A block is booked to start at most this far ahead (others hold the lane
+# longer: the pump waits, keeping its lease, and books again).
 SLOT_HORIZON = 0.5
 # A block holds at most this many sends (the paid lane's 1000/s): a crash
 # leaves at most one block and the window 'unknown'.
@@ -77,7 +81,7 @@ class Booker:
         self.clock, self.sleep, self.deadline, self.heartbeat = clock, sleep, deadline, heartbeat
         self.keep, self.pause, self.stopped = keep, pause, stopped
         self.quiet = False  # the last booking's verdict: sizes the next block
-        self.booked_until = clock()  # the last booked send's slot
+        self.booked_until = float("-inf")  # the last booked send's slot (none yet)
 
     def spacing(self) -> float:
         """Return the seconds between two sends: the pump's own rate per part, and the window's reach."""
@@ -90,13 +94,13 @@ class Booker:
         return max(self.spacing(), self.span * (self.budget.interval if self.budget is not None else 0.0))
 
     def block_sends(self) -> int:
-        """Return how many sends the next block holds: a second's worth alone, half that beside others.
+        """Return how many sends the next block holds: a second's worth alone, a fifth of that beside others.
 
         Never more than fit before the run's end (the block's first send
         follows this pump's last booked one, or goes now).
         """
         per_send = self.per_send()
-        seconds = BLOCK_SECONDS if self.quiet else SLOT_HORIZON
+        seconds = BLOCK_SECONDS if self.quiet else BUSY_BLOCK_SECONDS
         sends = max(int(seconds / per_send) if per_send > 0 else 1, self.min_sends)
         return max(1, min(sends, MAX_BLOCK_SENDS, self._fit(per_send)))
 
