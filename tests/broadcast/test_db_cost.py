@@ -5,11 +5,11 @@ import time
 
 import pytest
 
-from app.repository import telegram_budget as budget_repo
+from app.repository.budget import chats as chats_repo
 from app.services.broadcast import jobs, recorder
 from app.services.broadcast.drain import pump
 from app.services.broadcast.notifier import Notifier
-from app.services.telegram_budget import READY_HINT_SECONDS
+from app.services.budget.chats import READY_HINT_SECONDS
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings
 
 USERS = 60
@@ -49,8 +49,8 @@ def test_the_outbox_waiting_on_the_admins_chat_reads_its_pace_at_most_twice_a_se
     settings = engine_settings(broadcast_rate_per_second=28, broadcast_progress_every=1)
     job = progress_job(simulator, settings)
     reads = []
-    real = budget_repo.chat_next_us
-    monkeypatch.setattr(budget_repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
+    real = chats_repo.chat_next_us
+    monkeypatch.setattr(chats_repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
     started = time.monotonic()
     while pump(job, 20, settings=settings).stop != "done":
         pass

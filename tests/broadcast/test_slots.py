@@ -5,7 +5,7 @@ import pytest
 
 from app.services.broadcast.slots import BLOCK_SECONDS, MAX_BLOCK_SENDS, SLOT_HORIZON, Booker, claimed_at_most
 from app.services.broadcast.stops import Stop
-from app.services.telegram_budget import Booking
+from app.services.budget.lane import Booking
 from app.telegram.pacing import ChatPacer, RateLimiter
 from tests.telegram.fakes import FakeClock
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, KIND_EDIT, RUNNING, BroadcastJob
-from app.repository.telegram_budget import budget_engine
+from app.repository.budget.engine import budget_engine
 from app.services.broadcast import breaker, clicks, estimate, greeting, text_rules
 from app.services.broadcast.content import action_params, by_variant, message_params, target_params
 from app.services.broadcast.lease import Lease

@@ -33,7 +33,7 @@ from app.models.broadcast import (
     BroadcastJob,
     ItemStatus,
 )
-from app.repository import broadcast_items as items
+from app.repository import broadcast_claims as claims
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.deadlocks import in_transaction, is_deadlock
 from app.services import audit
@@ -217,7 +217,7 @@ class Recorder:
         stop = capped or stop
         batch = self._take(want)
         try:
-            if batch and items.mark_sending([c.item_id for c in batch]) != len(batch):
+            if batch and claims.mark_sending([c.item_id for c in batch]) != len(batch):
                 raise RuntimeError("claimed items changed under a held lease")
             db.session.commit()
         except BaseException:
@@ -240,7 +240,7 @@ class Recorder:
 
         def write() -> int:
             now = self.lease.now()
-            n = items.set_sent(sent, now, parts, settled_since=landing.late_answers_since(now))
+            n = claims.set_sent(sent, now, parts, settled_since=landing.late_answers_since(now))
             if n:
                 jobs_repo.add_counts(self.job_id, sent=n, unknown=-n)
             return n
@@ -340,16 +340,16 @@ class Recorder:
         now = self.lease.now()
         counts: dict[ItemStatus, int] = defaultdict(int)
         if self.action:  # the item keeps the id of the copy it acted on
-            counts[SENT] += items.set_done([item_id for item_id, _ in plan.sent], now)
+            counts[SENT] += claims.set_done([item_id for item_id, _ in plan.sent], now)
         else:
-            counts[SENT] += items.set_sent(plan.sent, now, plan.parts)
+            counts[SENT] += claims.set_sent(plan.sent, now, plan.parts)
         for (status, error), ids in plan.finals.items():
-            counts[status] += items.set_final(ids, status, now, error)
-        items.set_final(plan.back, PENDING, now)
-        reopened = items.reopen_failed(plan.reopen)
+            counts[status] += claims.set_final(ids, status, now, error)
+        claims.set_final(plan.back, PENDING, now)
+        reopened = claims.reopen_failed(plan.reopen)
         if reopened:
             counts[ITEM_FAILED] -= reopened
-        items.block_users(plan.blocked, now)
+        claims.block_users(plan.blocked, now)
         if plan.not_before is not None:
             jobs_repo.set_not_before(self.job_id, self.lease.token, plan.not_before)
         if self.paused_reason:
@@ -418,7 +418,7 @@ class Recorder:
     def _next_pending(self) -> list[Claim]:
         """Read the next batch of pending items, with each one's copy (actions), name (greetings) and variant."""
         if self.action:
-            rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)
+            rows = claims.next_pending_targets(self.job_id, self.last_id, self.batch_size)
             if self.personal:
                 return [Claim(i, u, name, code, message_id, parts, variant or None)
                         for i, u, message_id, parts, name, code, variant in rows]
@@ -426,12 +426,12 @@ class Recorder:
                     for i, u, message_id, parts, _, _, variant in rows]
         if self.personal:
             return [Claim(i, u, name, code, variant=variant or None)
-                    for i, u, name, code, variant in items.next_pending_named(self.job_id, self.last_id,
+                    for i, u, name, code, variant in claims.next_pending_named(self.job_id, self.last_id,
                                                                               self.batch_size)]
         if self.variants:
             return [Claim(i, u, variant=variant)
-                    for i, u, variant in items.next_pending_variants(self.job_id, self.last_id, self.batch_size)]
-        return [Claim(i, u) for i, u in items.next_pending(self.job_id, self.last_id, self.batch_size)]
+                    for i, u, variant in claims.next_pending_variants(self.job_id, self.last_id, self.batch_size)]
+        return [Claim(i, u) for i, u in claims.next_pending(self.job_id, self.last_id, self.batch_size)]
 
     def _take(self, want: int) -> list[Claim]:
         """Pop up to `want` claimed items."""
