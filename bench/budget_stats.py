@@ -1,6 +1,6 @@
 """Count the bot-wide budget's statements by kind (reservations, hold reads, chat pacing), for benchmarks.
 
-Listens on the budget's own autocommit engine (app/repository/telegram_budget.py
+Listens on the budget's own autocommit engine (app/repository/budget/engine.py
 `budget_engine`), never changing what it runs. Kinds come from the SQL text and,
 for reservations, the lane parameter.
 """

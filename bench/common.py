@@ -254,7 +254,7 @@ def tracking_flag(value: str) -> bool | None:
 
 def tallies(job_id: int) -> dict:
     from app.extensions import db
-    from app.repository.broadcast_items import tallies as item_tallies
+    from app.repository.broadcast_ledger import tallies as item_tallies
 
     counts = item_tallies(job_id)
     db.session.commit()

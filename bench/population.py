@@ -1,6 +1,6 @@
 """Populating a job's items with one INSERT … SELECT, on MariaDB and SQLite.
 
-Times the bare repository call (broadcast_items.populate() plus its COMMIT, on
+Times the bare repository call (broadcast_population.populate() plus its COMMIT, on
 a draft job row) and the whole create_job() (job row, populate, total, queue,
 promote), each --repeat times on the same users; the median is reported.
 
@@ -38,7 +38,7 @@ def time_populate() -> float:
     from app.clock import utcnow
     from app.extensions import db
     from app.models.broadcast import BroadcastJob
-    from app.repository.broadcast_items import populate
+    from app.repository.broadcast_population import populate
 
     job = BroadcastJob(status="draft", audience="all", content_type="text", text="x", created_by=ADMIN_ID,
                        created_at=utcnow())

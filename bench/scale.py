@@ -137,14 +137,14 @@ def single_statement(n: int) -> float:
     """Time the old population, one INSERT … SELECT of the whole audience, on a draft; then remove it."""
     from app.clock import utcnow
     from app.extensions import db
-    from app.repository import broadcast_items as items
+    from app.repository import broadcast_population as population
     from app.services.broadcast import jobs
 
     job = jobs.insert_draft(engine_settings(), audience="all", content_type="text", text="x", created_by=ADMIN_ID,
                             created_at=utcnow())
     db.session.commit()
     started = time.perf_counter()
-    items.populate(job.id, "all")
+    population.populate(job.id, "all")
     db.session.commit()
     elapsed = time.perf_counter() - started
     jobs.discard_draft(job.id)
@@ -266,16 +266,16 @@ def pump_cost(job_id: int, batches: int = 20, batch: int = 100) -> float:
     """Milliseconds of database work per item: claim, mark sending, record sent (+ counters), batch by batch."""
     from app.clock import utcnow
     from app.extensions import db
-    from app.repository import broadcast_items as items
+    from app.repository import broadcast_claims as claims
     from app.repository import broadcast_jobs as jobs_repo
 
     after, done, started = 0, 0, time.perf_counter()
     for _ in range(batches):
-        rows = items.next_pending_named(job_id, after, batch)
+        rows = claims.next_pending_named(job_id, after, batch)
         ids = [r[0] for r in rows]
-        items.mark_sending(ids)
+        claims.mark_sending(ids)
         db.session.commit()
-        n = items.set_sent([(i, i + 7) for i in ids], utcnow())
+        n = claims.set_sent([(i, i + 7) for i in ids], utcnow())
         jobs_repo.add_counts(job_id, sent=n)
         db.session.commit()
         after, done = ids[-1], done + len(ids)
@@ -286,7 +286,7 @@ def pump_cost(job_id: int, batches: int = 20, batch: int = 100) -> float:
 
 def export(job_id: int, compare: bool = False) -> dict:
     from app.extensions import db
-    from app.repository import broadcast_items as items
+    from app.repository import broadcast_ledger as ledger
     from app.services.broadcast.export import export_csv
 
     def timed() -> tuple[float, int]:
@@ -305,16 +305,16 @@ def export(job_id: int, compare: bool = False) -> dict:
     row = {"export_s": round(elapsed, 2), "export_rows": rows, "export_peak_mb": round(peak / (1 << 20), 1)}
     if compare and db.engine.dialect.name == "mysql":
         # The same ledger with MySQL's lines refused: every page read row by row and written by the csv module.
-        server_lines = items.csv_ledger_page
+        server_lines = ledger.csv_ledger_page
 
         def refused(*args, **kwargs):
-            raise items.PageCut("bench: written in Python")
+            raise ledger.PageCut("bench: written in Python")
 
-        items.csv_ledger_page = refused
+        ledger.csv_ledger_page = refused
         try:
             row["export_python_s"] = round(timed()[0], 2)
         finally:
-            items.csv_ledger_page = server_lines
+            ledger.csv_ledger_page = server_lines
     return row
 
 
@@ -329,7 +329,8 @@ def purge_under_load(app, job_id: int) -> dict:
     from app.clock import utcnow
     from app.extensions import db
     from app.models import BroadcastJob
-    from app.repository import broadcast_items as items
+    from app.repository import broadcast_claims as claims
+    from app.repository import broadcast_population as population
     from app.services.broadcast import jobs
 
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
@@ -338,7 +339,7 @@ def purge_under_load(app, job_id: int) -> dict:
                               created_by=ADMIN_ID, created_at=utcnow())
     db.session.commit()
     other_id = other.id
-    items.populate(other_id, "all", upto=items.user_id_after(None, 50_000))
+    population.populate(other_id, "all", upto=population.user_id_after(None, 50_000))
     db.session.commit()
 
     batch_times: list[tuple[float, float]] = []
@@ -349,14 +350,14 @@ def purge_under_load(app, job_id: int) -> dict:
             after = 0
             while not stop.is_set():
                 started = time.monotonic()
-                rows = items.next_pending(other_id, after, 25)
+                rows = claims.next_pending(other_id, after, 25)
                 if not rows:
                     after = 0
                     continue
                 ids = [r[0] for r in rows]
-                items.mark_sending(ids)
+                claims.mark_sending(ids)
                 db.session.commit()
-                items.set_sent([(i, 1) for i in ids], utcnow())
+                claims.set_sent([(i, 1) for i in ids], utcnow())
                 db.session.commit()
                 after = ids[-1]
                 batch_times.append((started, time.monotonic() - started))

@@ -32,11 +32,12 @@ COST_COLUMNS = ["db", "engine", "us_per_reservation", "round_trips"]
 def child(args: dict) -> dict:
     """Take slots in threads until the end; return when each was used and the statements issued."""
     from app.db_setup import install_engine_hooks
-    from app.repository import telegram_budget as repo
-    from app.services.telegram_budget import BudgetClock, SharedRateLimiter
+    from app.repository.budget.engine import budget_engine
+    from app.services.budget.clock import BudgetClock
+    from app.services.budget.lane import SharedRateLimiter
 
     install_engine_hooks()
-    engine = repo.budget_engine(args["url"])
+    engine = budget_engine(args["url"])
     clock = BudgetClock(engine)
     clock.to_us(time.monotonic())  # the first mapping reads the database's clock, before the timed part
     limiter = SharedRateLimiter(engine, args["rate"], db_clock=clock)
@@ -93,17 +94,18 @@ def cost_rows(kind: str, url: str, count: int) -> list[dict]:
 
     from app.config import engine_options
     from app.db_setup import install_engine_hooks
-    from app.repository import telegram_budget as repo
+    from app.repository.budget import lanes as lanes_repo
+    from app.repository.budget.engine import NO_LIMIT_US, budget_engine
 
     install_engine_hooks()
     trips = _count_round_trips()
     rows = []
-    engines = (("budget_engine", repo.budget_engine(url)), ("app engine", create_engine(url, **engine_options(url))))
+    engines = (("budget_engine", budget_engine(url)), ("app engine", create_engine(url, **engine_options(url))))
     for name, engine in engines:
-        repo.reserve(engine, "bench", 1, 1, repo.NO_LIMIT_US)
+        lanes_repo.reserve(engine, "bench", 1, 1, NO_LIMIT_US)
         before, started = trips[0], time.perf_counter()
         for _ in range(count):
-            repo.reserve(engine, "bench", 1, 1, repo.NO_LIMIT_US)
+            lanes_repo.reserve(engine, "bench", 1, 1, NO_LIMIT_US)
         elapsed = time.perf_counter() - started
         rows.append({"db": kind, "engine": name, "us_per_reservation": 1e6 * elapsed / count,
                      "round_trips": (trips[0] - before) / count if kind == "mariadb" else "n/a (embedded)"})

@@ -74,7 +74,7 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))
     with Simulator(**telegram_limits(latency, args.jitter)) as sim, bound_app(url, sim.base_url):
         from app.extensions import db
-        from app.repository.telegram_budget import budget_engine
+        from app.repository.budget.engine import budget_engine
 
         # Everything the database receives from the job's creation to its end, COMMITs included.
         queries = questions.start(db.engine, budget_engine(db.engine))

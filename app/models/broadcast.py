@@ -31,7 +31,7 @@ per kind the counters mean:
   skipped_count  the recipient blocked the bot or is gone
   failed_count   Telegram refused for another reason; unknown_count: no verdict after retries
 
-Item states (app.repository.broadcast_items):
+Item states (app.repository.broadcast_claims):
   pending -> sending    fenced by the lease, just before the request goes out
   sending -> sent | failed | skipped | unknown   outcome recorded under the lease
                         (sent keeps the recipient's message_id)

@@ -80,9 +80,7 @@ def fence(job_id: int, token: str, now: datetime, ttl: int, *, require_running: 
 
     Run first in every write transaction of a pump: it locks the job row, so a
     pump whose lease expired and was taken over fails here and writes nothing.
-    The counters of the outcomes the same transaction writes ride along (the
-    caller corrects them by what its writes really changed, add_counts), so a
-    step costs one statement on the job, not two.
+    The counters of the transaction's outcomes ride along (corrected by add_counts if fewer rows changed).
     """
     values = _counter_values(counts or {})
     params = {"job_id": job_id, "token": token, "expires": now + timedelta(seconds=ttl),
@@ -100,14 +98,10 @@ def fence(job_id: int, token: str, now: datetime, ttl: int, *, require_running: 
 
 def _counter_values(by_status: dict[str, int]) -> dict[str, int]:
     """Return {counter column: n} for final item statuses' moves (zero moves left out)."""
-    values = {}
-    for status, n in by_status.items():
-        counter = ItemStatus(status).counter
-        if counter is None:
-            raise ValueError(f"no counter for item status {status!r}")
-        if n:
-            values[counter] = n
-    return values
+    counters = {status: ItemStatus(status).counter for status in by_status}
+    if None in counters.values():
+        raise ValueError(f"no counter for item status in {sorted(by_status)!r}")
+    return {counters[status]: n for status, n in by_status.items() if n}
 
 
 def release_lease(job_id: int, token: str) -> None:

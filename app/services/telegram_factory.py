@@ -11,9 +11,12 @@ from flask import current_app
 
 from app.extensions import db
 from app.models.telegram_budget import FREE, PAID
-from app.repository.telegram_budget import budget_engine
+from app.repository.budget.engine import budget_engine
 from app.services.broadcast.estimate import send_rate
-from app.services.telegram_budget import BudgetClock, JitterGauge, SharedChatPacer, SharedRateLimiter
+from app.services.budget.chats import SharedChatPacer
+from app.services.budget.clock import BudgetClock
+from app.services.budget.jitter import JitterGauge
+from app.services.budget.lane import SharedRateLimiter
 from app.telegram.client import TelegramClient
 from app.telegram.outbox import Outbox
 from app.telegram.pacing import RateLimiter

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from app.extensions import db
-from app.repository import telegram_budget as repo
-from app.repository.telegram_budget import budget_engine
+from app.repository.budget import chats as chats_repo
+from app.repository.budget.engine import budget_engine
 from app.services import telegram_factory
 from app.simulator.updates import message_update
 from app.texts import t
@@ -67,7 +67,7 @@ def test_an_admins_reply_to_a_chat_two_slots_busy_arrives_after_the_request(app,
 
 def book_chat_ahead(chat_id: int, seconds: float) -> None:
     """Take the chat's slots for the next ``seconds``, as another process's message to it would."""
-    repo.reserve_chat(budget_engine(db.engine), chat_id, round(seconds * 1_000_000), 0)
+    chats_repo.reserve_chat(budget_engine(db.engine), chat_id, round(seconds * 1_000_000), 0)
 
 
 def defer_admin_reply(client, simulator, seconds: float) -> None:

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from app.models.broadcast import CANCELLED
+from app.repository import broadcast_population as population
 from app.repository.db_clock import db_utcnow
 from app.services.broadcast import jobs
 from app.services.broadcast.drain import pump
@@ -27,7 +28,7 @@ def cancel_between_chunks(monkeypatch):
     monkeypatch.setattr(jobs, "POPULATE_CHUNK", CHUNK)
     monkeypatch.setattr(jobs, "POPULATE_CHUNK_MYSQL", CHUNK)
     cancelled = []
-    real = jobs.items.populate
+    real = population.populate
 
     def populate(job_id, *args, **kwargs):
         real(job_id, *args, **kwargs)
@@ -35,7 +36,7 @@ def cancel_between_chunks(monkeypatch):
             jobs.db.session.commit()  # the chunk, as populate_in_chunks commits it
             cancelled.append(jobs.cancel_job(job_id, actor="cli"))
 
-    monkeypatch.setattr(jobs.items, "populate", populate)
+    monkeypatch.setattr(population, "populate", populate)
     return cancelled
 
 
@@ -49,7 +50,7 @@ def _assert_cancelled_and_honest(job_id: int) -> None:
     assert job.status == CANCELLED
     status = job_status(job)
     assert (status.total, status.pending, status.not_sent, status.sent) == (USERS, 0, USERS, 0)
-    assert jobs.items.count_items(job_id) == USERS
+    assert population.count_items(job_id) == USERS
 
 
 @pytest.mark.parametrize("scheduled", [False, True], ids=["now", "scheduled"])

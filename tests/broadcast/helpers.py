@@ -9,7 +9,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem, User
 from app.models.user import CHANNEL_UNKNOWN
-from app.repository.broadcast_items import tallies
+from app.repository.broadcast_ledger import tallies
 from app.services.broadcast import jobs
 from app.services.broadcast.estimate import send_rate
 from app.services.broadcast.slots import claimed_at_most

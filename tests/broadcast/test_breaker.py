@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.repository.broadcast_items import tallies
+from app.repository.broadcast_ledger import tallies
 from app.services.broadcast import jobs
 from app.services.broadcast.drain import pump
 from app.telegram.client import TelegramClient

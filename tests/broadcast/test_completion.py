@@ -10,9 +10,9 @@ from sqlalchemy import update
 from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJobItem
-from app.repository import broadcast_items as items_repo
 from app.repository import broadcast_jobs as jobs_repo
-from app.repository.broadcast_items import tallies
+from app.repository import broadcast_population as population
+from app.repository.broadcast_ledger import tallies
 from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 
@@ -77,7 +77,7 @@ def test_a_pump_that_drained_its_view_reads_again_and_sends_late_items_before_co
     worker.start()
     time.sleep(0.5)  # the pump has read every pending item by now and is sending them
     late = create_users(1, start=BASE_ID + 1000)[0]
-    total = items_repo.populate(job.id, "all")
+    total = population.populate(job.id, "all")
     jobs_repo.set_total(job.id, total)
     db.session.commit()
     worker.join(30)

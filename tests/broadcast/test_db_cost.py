@@ -5,11 +5,12 @@ import time
 
 import pytest
 
-from app.repository import telegram_budget as budget_repo
+from app.repository.budget import chats as chats_repo
+from app.repository.budget import lanes as lanes_repo
 from app.services.broadcast import jobs, progress_ticks
 from app.services.broadcast.drain import pump
 from app.services.broadcast.notifier import Notifier
-from app.services.telegram_budget import READY_HINT_SECONDS
+from app.services.budget.chats import READY_HINT_SECONDS
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings
 
 USERS = 60
@@ -49,8 +50,8 @@ def test_the_outbox_waiting_on_the_admins_chat_reads_its_pace_at_most_twice_a_se
     settings = engine_settings(broadcast_rate_per_second=28, broadcast_progress_every=1)
     job = progress_job(simulator, settings)
     reads = []
-    real = budget_repo.chat_next_us
-    monkeypatch.setattr(budget_repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
+    real = chats_repo.chat_next_us
+    monkeypatch.setattr(chats_repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
     started = time.monotonic()
     while pump(job, 20, settings=settings).stop != "done":
         pass
@@ -92,7 +93,7 @@ class Statements:
         from sqlalchemy import event
 
         from app.extensions import db
-        from app.repository.telegram_budget import budget_engine
+        from app.repository.budget.engine import budget_engine
 
         self.event, self.engines = event, list(dict.fromkeys([db.engine, budget_engine(db.engine)]))
         self.sql: list[str] = []
@@ -138,14 +139,14 @@ def test_while_another_process_books_the_bot_each_copy_reads_the_shared_hold(app
     # A reply process's calls may draw a 429 at any moment: a hold it records must stop this pump's next copy.
     from app.extensions import db
     from app.models.telegram_budget import FREE
-    from app.repository.telegram_budget import budget_engine
+    from app.repository.budget.engine import budget_engine
 
     users = 40
     create_users(users)
     settings = engine_settings(broadcast_rate_per_second=28)
     job = create_text_job(settings=settings).id
     # Another process books one slot whose call may stay unanswered for a minute.
-    assert budget_repo.reserve(budget_engine(db.engine), FREE, 1, 10_000, budget_repo.NO_LIMIT_US, me=7,
+    assert lanes_repo.reserve(budget_engine(db.engine), FREE, 1, 10_000, lanes_repo.NO_LIMIT_US, me=7,
                                busy_us=60_000_000) is not None
     with Statements() as counted:
         while pump(job, 20, settings=settings).stop != "done":

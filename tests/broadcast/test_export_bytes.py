@@ -10,7 +10,7 @@ from sqlalchemy import delete, select, update
 
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem, User
-from app.repository import broadcast_items as items
+from app.repository import broadcast_ledger as ledger
 from app.services.broadcast import export
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users
 
@@ -111,8 +111,8 @@ def test_every_page_size_gives_the_same_bytes(app, page_rows):
 def test_a_page_the_server_cuts_short_is_written_row_by_row(app, monkeypatch):
     job_id = build(True)
     if db.engine.dialect.name == "mysql":
-        monkeypatch.setattr(items, "GROUP_CONCAT_MAX", 200)  # GROUP_CONCAT truncates (with a warning only)
-        with pytest.raises(items.PageCut):
-            items.csv_ledger_page(job_id, 0, items.last_item_id(job_id), 100, FORMULA, "default")
+        monkeypatch.setattr(ledger, "GROUP_CONCAT_MAX", 200)  # GROUP_CONCAT truncates (with a warning only)
+        with pytest.raises(ledger.PageCut):
+            ledger.csv_ledger_page(job_id, 0, ledger.last_item_id(job_id), 100, FORMULA, "default")
         db.session.rollback()
     assert exported(job_id) == expected(job_id, True)

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from app.extensions import db
-from app.repository.broadcast_items import tallies
+from app.repository.broadcast_ledger import tallies
 from app.services.broadcast import jobs
 from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings

@@ -10,9 +10,9 @@ from sqlalchemy.exc import OperationalError
 import app.clock
 from app.extensions import db
 from app.models import BroadcastJob
-from app.repository import broadcast_items as items
+from app.repository import broadcast_claims as claims
 from app.repository import broadcast_jobs as jobs_repo
-from app.repository.broadcast_items import tallies
+from app.repository.broadcast_ledger import tallies
 from app.repository.db_clock import db_utcnow
 from app.services import telegram_factory
 from app.services.broadcast import jobs
@@ -41,8 +41,8 @@ def leave_orphans(job_id: int, n: int, lease_seconds: float) -> list[int]:
     """Act as a pump that marked n items 'sending' and died; its lease ends lease_seconds from now."""
     now = db_utcnow()
     assert jobs_repo.acquire_lease(job_id, "dead-pump", now, 55)
-    ids = [i for i, _ in items.next_pending(job_id, 0, n)]
-    assert items.mark_sending(ids) == n
+    ids = [i for i, _ in claims.next_pending(job_id, 0, n)]
+    assert claims.mark_sending(ids) == n
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id)
                        .values(lease_expires_at=now + timedelta(seconds=lease_seconds)))
     db.session.commit()
@@ -66,7 +66,7 @@ def test_cron_expires_orphans_of_stopped_jobs_once_their_lease_is_dead(app, simu
     assert tallies(job.id) == {"unknown": 3, "pending": 3}
     assert job_row.unknown_count == 3 and job_row.status == ("cancelled" if action == "cancel" else "paused")
     assert sorted(orphans) == sorted(
-        i for i, in db.session.execute(db.select(items.I.id).where(items.I.status == "unknown")))
+        i for i, in db.session.execute(db.select(claims.I.id).where(claims.I.status == "unknown")))
     db.session.commit()
     assert broadcast_chats(simulator) == []
 

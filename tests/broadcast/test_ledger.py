@@ -9,7 +9,8 @@ from sqlalchemy import select, update
 from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem, User
-from app.repository import broadcast_items as items
+from app.repository import broadcast_claims as claims
+from app.repository import broadcast_ledger as ledger_repo
 from app.services import audit
 from app.services.broadcast import export, jobs, retry
 from app.services.broadcast.drain import pump
@@ -56,10 +57,10 @@ def test_each_sent_item_keeps_the_message_id_its_recipient_got(app, simulator, p
 def test_a_replayed_plan_sets_neither_status_nor_message_id_twice(app, simulator):
     [user] = create_users(1)
     job = create_text_job()
-    [(item_id, _)] = items.next_pending(job.id, 0, 10)
-    items.mark_sending([item_id])
-    assert items.set_sent([(item_id, 77)], utcnow()) == 1
-    assert items.set_sent([(item_id, 78)], utcnow()) == 0  # no longer 'sending': the replay matches nothing
+    [(item_id, _)] = claims.next_pending(job.id, 0, 10)
+    claims.mark_sending([item_id])
+    assert claims.set_sent([(item_id, 77)], utcnow()) == 1
+    assert claims.set_sent([(item_id, 78)], utcnow()) == 0  # no longer 'sending': the replay matches nothing
     db.session.commit()
     assert ledger(job.id) == {user: ("sent", 77)}
 
@@ -141,14 +142,14 @@ def test_a_paused_job_is_cancelled_by_its_retry_and_cannot_be_resumed(app, simul
 def test_retry_of_a_cancelled_job_leaves_out_items_still_sending(app, simulator):
     users = create_users(4)
     job = create_text_job()
-    in_flight = [item_id for item_id, _ in items.next_pending(job.id, 0, 2)]
-    items.mark_sending(in_flight)  # a pump claimed two and is still waiting for Telegram's answer
+    in_flight = [item_id for item_id, _ in claims.next_pending(job.id, 0, 2)]
+    claims.mark_sending(in_flight)  # a pump claimed two and is still waiting for Telegram's answer
     db.session.commit()
     assert jobs.cancel_job(job.id)
     again = retry.retry_job(job.id, actor=audit.ACTOR_CLI)
     assert set(ledger(again.id)) == set(users[2:]), "an in-flight item could be sent twice"
     # The in-flight sends end failed: a second retry of the same job picks them up, once.
-    assert items.set_final(in_flight, "failed", utcnow(), "Bad Request: refused") == 2
+    assert claims.set_final(in_flight, "failed", utcnow(), "Bad Request: refused") == 2
     db.session.commit()
     assert set(ledger(retry.retry_job(job.id, actor=audit.ACTOR_CLI).id)) == set(users[:2])
 
@@ -221,9 +222,9 @@ def test_an_export_in_small_pages_yields_every_item_once(app, simulator, page_ro
 def test_ledger_pages_hold_only_the_job_s_own_items_in_id_order(app, simulator):
     users = create_users(3)
     first, second = create_text_job(), create_text_job()
-    last = items.last_item_id(second.id)
-    assert items.last_item_id(first.id) < last and items.last_item_id(424242) == 0
-    page = items.ledger_page(first.id, 0, last, 100)
+    last = ledger_repo.last_item_id(second.id)
+    assert ledger_repo.last_item_id(first.id) < last and ledger_repo.last_item_id(424242) == 0
+    page = ledger_repo.ledger_page(first.id, 0, last, 100)
     assert [row[1] for row in page] == users and [row[3] for row in page] == ["pending"] * 3
-    assert [row[1] for row in items.ledger_page(second.id, page[0][0], last, 2)] == users[:2]
+    assert [row[1] for row in ledger_repo.ledger_page(second.id, page[0][0], last, 2)] == users[:2]
     db.session.commit()

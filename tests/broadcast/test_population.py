@@ -9,7 +9,8 @@ from app.extensions import db
 from app.models import BroadcastJobItem, User
 from app.models.audience import Audience
 from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER
-from app.repository import broadcast_items as items
+from app.repository import broadcast_ledger as ledger
+from app.repository import broadcast_population as population
 from app.services.broadcast import jobs
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 
@@ -33,16 +34,16 @@ def test_population_matches_audience(app, audience, expected):
     seed_audiences()
     job = create_text_job(audience)
     assert reload(job.id).total_count == expected
-    assert items.tallies(job.id) == {"pending": expected}
+    assert ledger.tallies(job.id) == {"pending": expected}
 
 
 def test_population_is_safe_to_run_twice(app):
     seed_audiences()
     job = create_text_job("all")
-    again = items.populate(job.id, "all")
+    again = population.populate(job.id, "all")
     db.session.commit()
     assert again == 9
-    assert items.tallies(job.id) == {"pending": 9}
+    assert ledger.tallies(job.id) == {"pending": 9}
 
 
 def test_empty_audience_creates_nothing(app):
@@ -97,7 +98,7 @@ def seed_languages_and_ages():
 ], ids=["fa", "en", "other-and-null", "en+other", "active7", "joined30", "combined"])
 def test_filters_count_and_populate_the_same_users(app, audience, expected):
     seed_languages_and_ages()
-    assert items.count_audience(audience) == len(expected)
+    assert population.count_audience(audience) == len(expected)
     job = create_text_job(audience)
     assert reload(job.id).total_count == len(expected)
     users = db.session.execute(select(BroadcastJobItem.user_id).where(BroadcastJobItem.job_id == job.id)).scalars()
@@ -116,7 +117,7 @@ def test_seven_days_takes_a_user_of_six_and_a_half_days_and_leaves_one_of_seven_
         {"id": user_id, "first_name": "u", "last_seen_at": now, "started_at": now, column: now - age}
         for user_id, age in ages.items()])
     db.session.commit()
-    assert items.count_audience(audience) == 1
+    assert population.count_audience(audience) == 1
     job = create_text_job(audience)
     users = db.session.execute(select(BroadcastJobItem.user_id).where(BroadcastJobItem.job_id == job.id)).scalars()
     assert list(users) == [BASE_ID + 1]

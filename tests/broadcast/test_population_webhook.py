@@ -6,6 +6,8 @@ import pytest
 
 from app.extensions import db
 from app.models.broadcast import DRAFT
+from app.repository import broadcast_ledger as ledger
+from app.repository import broadcast_population as population
 from app.services.broadcast import jobs
 from app.simulator.updates import message_update, my_chat_member_update
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
@@ -68,7 +70,7 @@ def test_webhook_writes_go_between_population_chunks(app, client, small_chunks):
     assert len(answered_during) >= 10, f"only {len(answered_during)} updates answered during the population"
     assert job.status != DRAFT
     # The total is exact: the audience as the chunks read it, each user once.
-    assert job.total_count == jobs.items.count_items(job.id)
+    assert job.total_count == population.count_items(job.id)
     assert USERS - update_id <= job.total_count <= USERS
     blocked = get_user(ids[(update_id - 1) * 997 % USERS])
     assert blocked is not None
@@ -76,7 +78,7 @@ def test_webhook_writes_go_between_population_chunks(app, client, small_chunks):
 
 def test_failed_population_leaves_no_draft_and_no_items(app, small_chunks, monkeypatch):
     create_users(5 * CHUNK)
-    real = jobs.items.populate
+    real = population.populate
     calls = []
 
     def fail_third_chunk(job_id, *args, **kwargs):
@@ -87,7 +89,7 @@ def test_failed_population_leaves_no_draft_and_no_items(app, small_chunks, monke
             raise RuntimeError("the database went away")
         return real(job_id, *args, **kwargs)
 
-    monkeypatch.setattr(jobs.items, "populate", fail_third_chunk)
+    monkeypatch.setattr(population, "populate", fail_third_chunk)
     with pytest.raises(RuntimeError):
         create_text_job("all")
     assert calls == [DRAFT] * 3
@@ -110,15 +112,15 @@ def test_a_draft_is_never_sent_and_an_abandoned_one_is_discarded(app, small_chun
                             content_type="text", text="hi", parse_mode="HTML")
     db.session.commit()
     job_id = job.id
-    jobs.items.populate(job_id, "all", now, upto=jobs.items.user_id_after(None, CHUNK))
+    population.populate(job_id, "all", now, upto=population.user_id_after(None, CHUNK))
     db.session.commit()  # one chunk in, then the process "dies"
     assert drain.pump_all(1, settings=engine_settings()) == []
     assert jobs.discard_abandoned_drafts(now + timedelta(minutes=5)) == 0  # maybe still populating
-    assert jobs.items.count_items(job_id) == CHUNK
+    assert population.count_items(job_id) == CHUNK
     assert jobs.discard_abandoned_drafts(now + jobs.DRAFT_ABANDONED + timedelta(seconds=1)) == 1
     db.session.expunge_all()
     assert jobs.get_job(job_id) is None
-    assert jobs.items.count_items(job_id) == 0
+    assert population.count_items(job_id) == 0
 
 
 @pytest.mark.parametrize("audience,expected", [("all", 9), ("members", 3), ("non_members", 6)])
@@ -132,5 +134,5 @@ def test_chunks_apply_the_audience_and_count_each_user_once(app, monkeypatch, au
     create_users(2, start=BASE_ID + 200)
     create_users(5, start=BASE_ID + 300, blocked=True, status=CHANNEL_MEMBER)
     job = create_text_job(audience)
-    assert reload(job.id).total_count == expected == jobs.items.count_items(job.id)
-    assert jobs.items.tallies(job.id) == {"pending": expected}
+    assert reload(job.id).total_count == expected == population.count_items(job.id)
+    assert ledger.tallies(job.id) == {"pending": expected}

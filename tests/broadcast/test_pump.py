@@ -8,7 +8,7 @@ import time
 import pytest
 
 from app.extensions import db
-from app.repository.broadcast_items import tallies
+from app.repository.broadcast_ledger import tallies
 from app.services.broadcast import jobs
 from app.services.broadcast.drain import pump
 from app.services.broadcast.slots import claimed_at_most
@@ -166,7 +166,7 @@ def test_a_slow_database_never_bunches_sends_booked_on_even_slots(app, simulator
     # the next (that is how a cap of 29 still drew 429s from a limit of 30).
     from sqlalchemy import event
 
-    from app.repository.telegram_budget import budget_engine
+    from app.repository.budget.engine import budget_engine
 
     ids = create_users(16)
     settings = engine_settings(telegram_rate_per_second=10, broadcast_rate_per_second=10, broadcast_concurrency=4)
@@ -195,11 +195,11 @@ def test_a_pending_item_the_claim_cursor_passed_is_still_sent_in_the_same_run(ap
     # The Recorder reads pending items forward from its last claimed id. Whatever lets that cursor pass
     # a pending item (CI saw one stay pending after a run of 429s), the run reads again from the job's
     # start before it stops 'incomplete': here the first read hides the second item.
-    from app.repository import broadcast_items
+    from app.repository import broadcast_claims
 
     ids = create_users(3)
     job = create_text_job(settings=FAST)
-    real = broadcast_items.next_pending
+    real = broadcast_claims.next_pending
     reads = []
 
     def first_read_hides_the_second(job_id, after_id, limit):
@@ -207,7 +207,7 @@ def test_a_pending_item_the_claim_cursor_passed_is_still_sent_in_the_same_run(ap
         reads.append(after_id)
         return [rows[0], *rows[2:]] if len(reads) == 1 and len(rows) >= 2 else rows
 
-    monkeypatch.setattr(broadcast_items, "next_pending", first_read_hides_the_second)
+    monkeypatch.setattr(broadcast_claims, "next_pending", first_read_hides_the_second)
     with caplog.at_level("WARNING", logger="app.services.broadcast.recorder"):
         result = pump(job.id, 20, settings=FAST)
     assert result.stop == "done", result

@@ -5,7 +5,7 @@ from sqlalchemy import delete, update
 
 from app.extensions import db
 from app.models import TelegramBudget, TelegramChatPace, User
-from app.repository.broadcast_items import tallies
+from app.repository.broadcast_ledger import tallies
 from app.services import telegram_factory
 from app.services.broadcast import jobs
 from app.services.broadcast.drain import pump, pump_all

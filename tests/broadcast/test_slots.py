@@ -12,7 +12,7 @@ from app.services.broadcast.slots import (
     claimed_at_most,
 )
 from app.services.broadcast.stops import Stop
-from app.services.telegram_budget import Booking
+from app.services.budget.lane import Booking
 from app.telegram.pacing import ChatPacer, RateLimiter
 from tests.telegram.fakes import FakeClock
 

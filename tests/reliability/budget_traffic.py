@@ -225,7 +225,7 @@ class HoldWatch:
         self._stop.set()
 
     def _run(self) -> None:
-        from app.repository.telegram_budget import read_lane
+        from app.repository.budget.lanes import read_lane
 
         while not self._stop.is_set() and self.seen_at is None:
             _, hold_us, now_us = read_lane(self.engine, "free")

@@ -25,7 +25,7 @@ import pytest
 import app.simulator.api as sim_api
 from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT
-from app.repository.telegram_budget import budget_engine
+from app.repository.budget.engine import budget_engine
 from app.services.broadcast import jobs
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 from tests.conftest import ADMIN_ID

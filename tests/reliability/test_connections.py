@@ -20,7 +20,7 @@ from app import create_app
 from app.config import engine_options
 from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT
-from app.repository.telegram_budget import budget_engine
+from app.repository.budget.engine import budget_engine
 from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 from tests.conftest import app_config
@@ -229,16 +229,16 @@ def test_at_max_user_connections_a_pump_logs_the_limit_waits_and_loses_no_send(a
 def test_a_chat_booking_without_a_database_connection_is_paced_here_not_failed(app, monkeypatch):
     from sqlalchemy.exc import OperationalError
 
-    from app.repository import telegram_budget as repo
-    from app.services.telegram_budget import SharedChatPacer
+    from app.repository.budget import chats as chats_repo
+    from app.services.budget.chats import SharedChatPacer
 
     def refused(*args, **kwargs):
         raise OperationalError("INSERT", {}, Exception(1226, "User has exceeded the 'max_user_connections' resource"))
 
     pacer = SharedChatPacer(budget_engine(db.engine), sleep=lambda s: None)
-    monkeypatch.setattr(repo, "reserve_chat", refused)
-    monkeypatch.setattr(repo, "hold_chat", refused)
-    monkeypatch.setattr(repo, "chat_next_us", refused)
+    monkeypatch.setattr(chats_repo, "reserve_chat", refused)
+    monkeypatch.setattr(chats_repo, "hold_chat", refused)
+    monkeypatch.setattr(chats_repo, "chat_next_us", refused)
     first = pacer.acquire_slot(BASE_ID, time.monotonic() + 5)
     assert first is not None  # paced in this process: the send goes on, it is not 'failed'
     pacer.block_until(BASE_ID, first + 3)

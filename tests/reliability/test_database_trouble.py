@@ -22,8 +22,8 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from app import create_app, db_setup
 from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT, UNKNOWN
-from app.repository.broadcast_items import tallies
-from app.repository.telegram_budget import budget_engine
+from app.repository.broadcast_ledger import tallies
+from app.repository.budget.engine import budget_engine
 from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import crash_bound, create_text_job, create_users, expire_lease, reload
 from tests.conftest import app_config
@@ -199,7 +199,7 @@ def random_kills(pump_app, job_id: int, settings: dict, simulator, current: dict
 def short_sqlite_busy_wait(app, monkeypatch):
     """Every SQLite connection opened during the test waits at most 1 s for a lock, the shared budget's too.
 
-    The budget has one engine per database per process (app.repository.telegram_budget): its pooled
+    The budget has one engine per database per process (app.repository.budget.engine): its pooled
     connections are dropped before and after, so the pump's budget statements give up after 1 s like
     its other statements (not after production's 30 s), and later tests get production's wait back.
     """

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from app.models.broadcast import COMPLETED, GONE, SENDING, SENT
-from app.repository.broadcast_items import tallies
+from app.repository.broadcast_ledger import tallies
 from app.services.broadcast import actions
 from app.services.broadcast.drain import pump
 from tests.broadcast.helpers import (

@@ -15,8 +15,8 @@ import pytest
 import requests
 
 from app.extensions import db
-from app.repository import telegram_budget as repo
-from app.repository.telegram_budget import budget_engine
+from app.repository.budget import chats as chats_repo
+from app.repository.budget.engine import budget_engine
 from app.simulator.updates import message_update
 from app.simulator.webhook import register_update
 from app.texts import t
@@ -44,7 +44,7 @@ def texts_to_admin(simulator) -> list[str]:
 
 def queue_late_replies(base: str, simulator) -> float:
     """Leave the replies to /cancel and /help in the worker's late outbox; return the wall time the posts ended."""
-    repo.reserve_chat(budget_engine(db.engine), ADMIN_ID, round(BUSY_SECONDS * 1_000_000), 0)
+    chats_repo.reserve_chat(budget_engine(db.engine), ADMIN_ID, round(BUSY_SECONDS * 1_000_000), 0)
     post_admin(base, simulator, "/cancel")
     post_admin(base, simulator, "/help")
     assert texts_to_admin(simulator) == [], "a reply went out in its request: nothing was left late"

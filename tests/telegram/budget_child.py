@@ -10,8 +10,11 @@ import threading
 import time
 
 from app.db_setup import install_engine_hooks
-from app.repository import telegram_budget as repo
-from app.services.telegram_budget import BudgetClock, SharedChatPacer, SharedRateLimiter
+from app.repository.budget import lanes as lanes_repo
+from app.repository.budget.engine import NO_LIMIT_US, budget_engine
+from app.services.budget.chats import SharedChatPacer
+from app.services.budget.clock import BudgetClock
+from app.services.budget.lane import SharedRateLimiter
 
 
 def wall(mono: float) -> float:
@@ -65,7 +68,7 @@ def raw(engine, a: dict) -> dict:
     def work(i):
         for k in range(a["per_thread"]):
             n = 1 + (i + k) % 3
-            got = repo.reserve(engine, "free", n, a["interval_us"], repo.NO_LIMIT_US)
+            got = lanes_repo.reserve(engine, "free", n, a["interval_us"], NO_LIMIT_US)
             with lock:
                 booked.append((got.start_us, n))
 
@@ -82,9 +85,9 @@ def hold_setter(engine, a: dict) -> dict:
     limiter = SharedRateLimiter(engine, a["rate"], db_clock=anchored(engine))
     wait_for(a["start_at"] + a["delay"])
     give_up = time.time() + a["seconds"]
-    while not all(repo.read_lane(engine, lane)[0] for lane in a["busy_lanes"]) and time.time() < give_up:
+    while not all(lanes_repo.read_lane(engine, lane)[0] for lane in a["busy_lanes"]) and time.time() < give_up:
         time.sleep(0.01)
-    busy = {lane: repo.read_lane(engine, lane)[0] > 0 for lane in a["busy_lanes"]}
+    busy = {lane: lanes_repo.read_lane(engine, lane)[0] > 0 for lane in a["busy_lanes"]}
     before = time.time()
     limiter.block_until(time.monotonic() + a["retry_after"])
     return {"before": before, "after": time.time(), "busy": busy}
@@ -103,7 +106,7 @@ class HoldWatch:
         """Note a slot used; True once `enough` slots after the hold's end were used."""
         with self.lock:
             if self.hold_end is None:
-                hold_us = repo.read_lane(self.engine, self.lane)[1]
+                hold_us = lanes_repo.read_lane(self.engine, self.lane)[1]
                 self.hold_end = self.clock.to_mono(hold_us) if hold_us else None
             self.after += self.hold_end is not None and slot >= self.hold_end
             return self.after >= self.enough
@@ -176,5 +179,5 @@ MODES = {"rate": rate, "raw": raw, "hold_setter": hold_setter, "hold_acquirer": 
 
 if __name__ == "__main__":
     install_engine_hooks()
-    budget = repo.budget_engine(os.environ["UPK_TEST_DATABASE_URL"])
+    budget = budget_engine(os.environ["UPK_TEST_DATABASE_URL"])
     print(json.dumps(MODES[sys.argv[1]](budget, json.loads(sys.argv[2]))), flush=True)

@@ -3,7 +3,7 @@ import pytest
 from sqlalchemy import text
 
 from app.db_setup import install_engine_hooks
-from app.repository import telegram_budget as repo
+from app.repository.budget.engine import budget_engine
 from app.telegram.outbox import Outbox
 from tests.telegram.fakes import FakeClient, FakeClock
 from tests.telegram.tls_server import make_certificate
@@ -13,7 +13,7 @@ from tests.telegram.tls_server import make_certificate
 def budget(database_url):
     """Yield the budget's autocommit engine on this run's database, with empty budget tables."""
     install_engine_hooks()
-    engine = repo.budget_engine(database_url)
+    engine = budget_engine(database_url)
     clear_budget(engine)
     yield engine
     clear_budget(engine)

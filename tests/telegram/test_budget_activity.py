@@ -11,17 +11,19 @@ import time
 import pytest
 
 from app.models.telegram_budget import FREE
-from app.repository import telegram_budget as repo
+from app.repository.budget import chats as chats_repo
+from app.repository.budget import lanes as lanes_repo
+from app.repository.budget.engine import NO_LIMIT_US
 
 IV = 10_000  # 10 ms slots
-NOW = repo.NO_LIMIT_US  # no wait limit
+NOW = NO_LIMIT_US  # no wait limit
 PUMP, REPLIES, OTHER = 11, 22, 33
 LONG, SHORT = 20_000_000, 300_000  # a pump's calls may stay unanswered 20 s, a reply's 0.3 s here
 
 
 def book(engine, me: int, busy: int, n: int = 3, limit: int = NOW):
     """Book n slots for booker ``me`` whose calls may stay unanswered ``busy`` µs after them."""
-    return repo.reserve(engine, FREE, n, IV, limit, me=me, busy_us=busy)
+    return lanes_repo.reserve(engine, FREE, n, IV, limit, me=me, busy_us=busy)
 
 
 def test_the_first_booker_owns_the_lane_and_is_alone(budget):
@@ -42,7 +44,7 @@ def test_a_reply_beside_the_pump_makes_both_see_each_other_until_its_window_ends
 
 def test_a_new_pump_after_a_released_one_is_alone_once_the_release_window_ends(budget):
     book(budget, PUMP, LONG)
-    repo.release_owner(budget, FREE, PUMP, repo.now_us(budget) + SHORT)
+    lanes_repo.release_owner(budget, FREE, PUMP, lanes_repo.now_us(budget) + SHORT)
     nxt = book(budget, OTHER, LONG)
     assert nxt.others, "the released pump's replies may still be answered"
     time.sleep(0.4)
@@ -68,14 +70,14 @@ def test_a_refused_booking_changes_nothing(budget):
 
 
 def test_a_blocks_chats_are_booked_at_their_slots_unless_a_reply_holds_one(budget):
-    now = repo.now_us(budget)
-    repo.reserve_chat(budget, 502, 1_000_000, NOW)  # a reply to 502 just now: its chat is busy a second
+    now = lanes_repo.now_us(budget)
+    chats_repo.reserve_chat(budget, 502, 1_000_000, NOW)  # a reply to 502 just now: its chat is busy a second
     slots = [(501, now + 10_000), (502, now + 20_000), (503, now + 30_000)]
-    assert repo.reserve_chats(budget, slots, 1_000_000) == {501, 503}
-    assert repo.chat_next_us(budget, 501) == now + 1_010_000
-    assert repo.chat_next_us(budget, 502) < now + 1_020_000, "the reply's booking stands"
+    assert chats_repo.reserve_chats(budget, slots, 1_000_000) == {501, 503}
+    assert chats_repo.chat_next_us(budget, 501) == now + 1_010_000
+    assert chats_repo.chat_next_us(budget, 502) < now + 1_020_000, "the reply's booking stands"
     later = [(501, now + 2_000_000), (502, now + 2_000_000)]
-    assert repo.reserve_chats(budget, later, 1_000_000) == {501, 502}, "free again by then"
+    assert chats_repo.reserve_chats(budget, later, 1_000_000) == {501, 502}, "free again by then"
 
 
 @pytest.mark.parametrize("n", [0])

@@ -2,8 +2,8 @@
 
 import pytest
 
-from app.repository import telegram_budget as repo
-from app.services.telegram_budget import SharedRateLimiter
+from app.repository.budget import lanes as lanes_repo
+from app.services.budget.lane import SharedRateLimiter
 from app.telegram.client import REPLY_CHAT_MARGIN, TelegramClient
 from app.telegram.errors import (
     BadRequest,
@@ -193,12 +193,12 @@ def test_a_low_priority_call_never_waits_for_a_busy_broadcast_lane(simulator, bu
     tg.budget = tg.broadcast_budget = lane  # a free broadcast draws from the bot-wide lane itself
     progress = tg.send_message(42, "0%")
     assert len(lane.acquire_many(20)) == 20  # a broadcast booked the next 2 s of the lane
-    booked = repo.read_lane(budget, "free")[0]
+    booked = lanes_repo.read_lane(budget, "free")[0]
     with pytest.raises(RetryAfter) as caught:
         tg.call("editMessageText", {"chat_id": 42, "message_id": progress["message_id"], "text": "5%"},
                 priority="low", deadline=tg.clock() + 30)
     assert caught.value.error_code is None and calls(simulator, "editMessageText") == 0
-    assert repo.read_lane(budget, "free")[0] == booked, "the refused edit took a slot"
+    assert lanes_repo.read_lane(budget, "free")[0] == booked, "the refused edit took a slot"
     tg.close()
 
 

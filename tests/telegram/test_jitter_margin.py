@@ -6,13 +6,8 @@ import random
 
 import pytest
 
-from app.services.telegram_budget import (
-    JITTER_MIN_SAMPLES,
-    JITTER_SAMPLES,
-    JitterGauge,
-    SharedRateLimiter,
-    jitter_interval,
-)
+from app.services.budget.jitter import JITTER_MIN_SAMPLES, JITTER_SAMPLES, JitterGauge, jitter_interval
+from app.services.budget.lane import SharedRateLimiter
 from app.telegram.client import TelegramClient
 from tests.telegram.fakes import FakeClock
 

@@ -5,19 +5,17 @@ import time
 
 import pytest
 
-from app.repository import telegram_budget as repo
-from app.services.telegram_budget import (
-    MAX_LATE_REBOOKINGS,
-    READY_HINT_SECONDS,
-    BudgetClock,
-    SharedChatPacer,
-    SharedRateLimiter,
-)
+from app.repository.budget import chats as chats_repo
+from app.repository.budget import lanes as lanes_repo
+from app.repository.budget.engine import NO_LIMIT_US
+from app.services.budget.chats import READY_HINT_SECONDS, SharedChatPacer
+from app.services.budget.clock import BudgetClock
+from app.services.budget.lane import MAX_LATE_REBOOKINGS, SharedRateLimiter
 
 
 def lane_next(engine, lane="free") -> int:
     """Return the lane's next_us."""
-    return repo.read_lane(engine, lane)[0]
+    return lanes_repo.read_lane(engine, lane)[0]
 
 
 def test_the_database_clock_maps_to_monotonic_time(budget):
@@ -27,7 +25,7 @@ def test_the_database_clock_maps_to_monotonic_time(budget):
     # machine may stretch that window, so the mapping is checked against it
     # (plus the anchor's own half round trip) rather than against one instant.
     before = time.monotonic()
-    mapped = clock.to_mono(repo.now_us(budget))
+    mapped = clock.to_mono(lanes_repo.now_us(budget))
     after = time.monotonic()
     assert before - 0.01 <= mapped <= after + 0.01, (before, mapped, after)
     assert clock.to_mono(clock.to_us(123.0)) == pytest.approx(123.0, abs=1e-6)
@@ -144,29 +142,29 @@ def test_a_chat_booked_for_a_later_slot_sleeps_until_it_and_counts_from_it(budge
 def test_prune_forgets_only_chats_that_are_free_again(budget):
     pacer = SharedChatPacer(budget, keep=5.0)
     pacer.acquire(91)
-    repo.hold_chat(budget, 92, repo.now_us(budget) - 10_000_000)
+    chats_repo.hold_chat(budget, 92, lanes_repo.now_us(budget) - 10_000_000)
     assert pacer.prune() == 1
-    assert repo.chat_next_us(budget, 92) is None
-    assert repo.chat_next_us(budget, 91) is not None
+    assert chats_repo.chat_next_us(budget, 92) is None
+    assert chats_repo.chat_next_us(budget, 91) is not None
 
 
 def test_a_booking_reports_a_running_hold(budget):
-    assert repo.reserve(budget, "free", 1, 1000, repo.NO_LIMIT_US).held is False
-    repo.hold(budget, ("free", "paid"), 0.5)
-    booked = repo.reserve(budget, "free", 2, 1000, repo.NO_LIMIT_US)
+    assert lanes_repo.reserve(budget, "free", 1, 1000, NO_LIMIT_US).held is False
+    lanes_repo.hold(budget, ("free", "paid"), 0.5)
+    booked = lanes_repo.reserve(budget, "free", 2, 1000, NO_LIMIT_US)
     assert booked.held is True
-    assert booked.start_us >= repo.read_lane(budget, "free")[1], "no slot inside the hold"
+    assert booked.start_us >= lanes_repo.read_lane(budget, "free")[1], "no slot inside the hold"
 
 
 def test_a_shorter_hold_after_a_longer_one_leaves_the_longer_standing(budget):
     lanes = ("free", "paid")
-    repo.hold(budget, lanes, 3.0)
-    held = {lane: repo.read_lane(budget, lane)[1] for lane in lanes}
-    repo.hold(budget, lanes, 0.5)  # a later 429 with a shorter retry_after
-    assert {lane: repo.read_lane(budget, lane)[1] for lane in lanes} == held, "the 3 s hold was cut short"
-    repo.hold(budget, ("free",), 10.0)  # a longer one does extend it
-    assert repo.read_lane(budget, "free")[1] > held["free"]
-    assert repo.read_lane(budget, "paid")[1] == held["paid"]
+    lanes_repo.hold(budget, lanes, 3.0)
+    held = {lane: lanes_repo.read_lane(budget, lane)[1] for lane in lanes}
+    lanes_repo.hold(budget, lanes, 0.5)  # a later 429 with a shorter retry_after
+    assert {lane: lanes_repo.read_lane(budget, lane)[1] for lane in lanes} == held, "the 3 s hold was cut short"
+    lanes_repo.hold(budget, ("free",), 10.0)  # a longer one does extend it
+    assert lanes_repo.read_lane(budget, "free")[1] > held["free"]
+    assert lanes_repo.read_lane(budget, "paid")[1] == held["paid"]
 
 
 def test_an_unreachable_database_leaves_the_process_pacing_alone(database_url):
@@ -220,8 +218,8 @@ def test_acquire_slot_returns_the_booked_slot_not_when_the_wait_ended(budget, ch
 def test_a_chats_hint_reads_the_database_at_most_every_half_second_and_afresh_after_our_own_booking(
         budget, monkeypatch):
     reads = []
-    real = repo.chat_next_us
-    monkeypatch.setattr(repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
+    real = chats_repo.chat_next_us
+    monkeypatch.setattr(chats_repo, "chat_next_us", lambda engine, chat: reads.append(chat) or real(engine, chat))
     pacer = SharedChatPacer(budget)
     assert pacer.ready_hint(91) == float("-inf")
     for _ in range(50):  # an outbox's worker polling a waiting op's chat
@@ -231,7 +229,7 @@ def test_a_chats_hint_reads_the_database_at_most_every_half_second_and_afresh_af
     assert pacer.acquire(91)  # this process's own booking: the next hint is read afresh
     assert pacer.ready_hint(91) == pytest.approx(start + 1.0, abs=0.05) and len(reads) == 2
     # Another process books the chat's next slot: this hint shows it within READY_HINT_SECONDS.
-    assert repo.reserve_chat(budget, 91, 1_000_000, repo.NO_LIMIT_US) is not None
+    assert chats_repo.reserve_chat(budget, 91, 1_000_000, NO_LIMIT_US) is not None
     assert pacer.ready_hint(91) == pytest.approx(start + 1.0, abs=0.05)
     time.sleep(READY_HINT_SECONDS + 0.02)
     assert pacer.ready_hint(91) == pytest.approx(start + 2.0, abs=0.05)

@@ -2,7 +2,7 @@
 
 An action job is a new job row (kind 'unsend' or 'edit', source_job_id) whose
 items are the source's sent items with their message_id, copied in one
-INSERT ... SELECT (app.repository.broadcast_items.populate_action). It then
+INSERT ... SELECT (app.repository.broadcast_population.populate_action). It then
 queues like any job, so lease, fence, budget, progress, pause/cancel and crash
 safety are the pump's. A source still queued, running, paused or scheduled is
 refused (cancel or wait for it first); so is an unsend once every copy is
@@ -34,8 +34,9 @@ from app.models.broadcast import (
     UNKNOWN,
     BroadcastJob,
 )
-from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository import broadcast_ledger as ledger
+from app.repository import broadcast_population as population
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import jobs, landing, lineage, text_rules
@@ -106,20 +107,20 @@ def check_source(source: BroadcastJob | None, kind: str, now=None) -> int:
         other, other_kind, state = running[0]
         raise NotActionable(f"job {other} already {other_kind}s this broadcast ({state}); wait for it, or cancel it "
                             f"first", f"act_busy_{other_kind}", id=source.id, job=other)
-    flying = items.in_flight(scope)
+    flying = ledger.in_flight(scope)
     if flying:
         raise NotActionable(f"job {source.id} still has {flying} copies on their way (in flight); try again in a few "
                             f"seconds, once they are recorded", "act_in_flight", id=source.id, n=flying)
     now = now or db_utcnow()
     since = landing.open_since(now)
-    arriving, newest = items.unknown_since(scope, since)
+    arriving, newest = ledger.unknown_since(scope, since)
     if arriving:
         wait = max(1, math.ceil((newest - since).total_seconds()))
         raise NotActionable(f"job {source.id} gave up on Telegram's answer for {arriving} copies less than "
                             f"{int(landing.LANDING_WINDOW.total_seconds())} s ago and they may still arrive; "
                             f"try again in {wait} s", "act_landing", id=source.id, n=arriving, s=wait)
     deleted = [row[0] for row in jobs_repo.actions_on(above, KIND_UNSEND, open_only=False)]
-    count, newest = items.sent_window(scope, deleted)
+    count, newest = population.sent_window(scope, deleted)
     if count == 0 and deleted:
         raise NotActionable(f"every copy of job {source.id} was already deleted (job {deleted[-1]})",
                             "act_all_deleted", id=source.id, job=deleted[-1])
@@ -145,14 +146,14 @@ def unreachable(source_id: int) -> int:
     An unknown copy may have arrived, but without Telegram's answer the bot
     never learnt its message id, and Telegram deletes or edits only by id.
     """
-    n = items.count_status(lineage.family(source_id), UNKNOWN)
+    n = ledger.count_status(lineage.family(source_id), UNKNOWN)
     db.session.commit()
     return n
 
 
 def copies_per_variant(job_id: int) -> dict[str | None, int]:
     """Count a broadcast's copies still there per language variant ({code or None: n}), its retries included."""
-    counts = items.copies_by_variant(*covered(job_id))
+    counts = population.copies_by_variant(*covered(job_id))
     db.session.commit()
     return counts
 
@@ -205,7 +206,7 @@ def _create(job_id: int, kind: str, text: str | None, actor: str | None, created
             if source.content_type not in (CONTENT_TEXT, CONTENT_COPY, CONTENT_ALBUM):
                 raise NotActionable(f"job {job_id} has no text or caption to edit", "act_nothing", id=job_id)
             text, edited, scope = edit_scope(source, text, new_variants or {})
-            if scope is not None and items.sent_window(*covered(job_id), variants=scope)[0] == 0:
+            if scope is not None and population.sent_window(*covered(job_id), variants=scope)[0] == 0:
                 names = ", ".join(variants_service.label(code) for code in scope)
                 raise NotActionable(f"job {job_id} has no delivered copy of the {names} variant to edit",
                                     "act_variant_empty", id=job_id, variant=names)
@@ -218,7 +219,7 @@ def _create(job_id: int, kind: str, text: str | None, actor: str | None, created
                             created_at=db_utcnow())
     # An action is never a paid broadcast: deletes and edits take no paid option.
     job.paid, job.paid_limit = False, None
-    total = items.populate_action(job.id, *covered(job_id), variants=scope)
+    total = population.populate_action(job.id, *covered(job_id), variants=scope)
     action = audit.UNSENT if kind == KIND_UNSEND else audit.EDITED
     audit.record(actor, action, job_id, f"as job {job.id}: total={total}")
     jobs.queue_populated(job, total, actor, action, f"of job {job_id}: total={total}")

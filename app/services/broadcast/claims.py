@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, BroadcastJob
-from app.repository import broadcast_items as items
+from app.repository import broadcast_claims as items
 from app.services.broadcast.greeting import is_personal
 
 log = logging.getLogger(__name__)

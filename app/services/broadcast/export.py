@@ -8,7 +8,7 @@ from typing import BinaryIO
 
 from app.extensions import db
 from app.models.broadcast import BroadcastJob
-from app.repository import broadcast_items as items
+from app.repository import broadcast_ledger as ledger
 from app.services import audit
 from app.services.broadcast import variants
 
@@ -19,7 +19,7 @@ HEADER = ("user_id", "username", "status", "error", "time", "message_id", "click
 VARIANT_COLUMN = "variant"
 # Rows per keyset page: each page is one short read transaction.
 PAGE_ROWS = 2000
-# On MySQL the server writes a page's lines (broadcast_items.csv_ledger_page) and sends them as one value:
+# On MySQL the server writes a page's lines (broadcast_ledger.csv_ledger_page) and sends them as one value:
 # 10,000 rows are about 0.6 MB and one short read; 1M rows took 7-12 s against 16-18 s in pages of 2,000.
 SQL_PAGE_ROWS = 10_000
 # Excel reads a CSV as UTF-8 (Persian names) only with a byte order mark.
@@ -41,7 +41,7 @@ def check_exportable(job_id: int) -> None:
     job = db.session.get(BroadcastJob, job_id)
     if job is None:
         raise NoSuchJob(f"no broadcast job {job_id}")
-    if job.total_count > 0 and items.last_item_id(job_id) == 0:
+    if job.total_count > 0 and ledger.last_item_id(job_id) == 0:
         raise LedgerPurged(f"the per-recipient ledger of job {job_id} was purged; nothing to export "
                            f"(its counters remain: broadcast status {job_id})")
 
@@ -75,13 +75,13 @@ def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[byte
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow((*HEADER, VARIANT_COLUMN) if with_variant else HEADER)
     yield BOM + buffer.getvalue().encode(), 0
-    after, last = 0, items.last_item_id(job_id)
+    after, last = 0, ledger.last_item_id(job_id)
     default = variants.label(None) if with_variant else None
     while True:
         try:
-            page = (items.csv_ledger_page(job_id, after, last, page_rows, FORMULA_STARTS, default) if in_sql
+            page = (ledger.csv_ledger_page(job_id, after, last, page_rows, FORMULA_STARTS, default) if in_sql
                     else _page(job_id, after, last, page_rows, with_variant, buffer, writer))
-        except items.PageCut:  # MySQL cut this page's lines short: this one is written in Python
+        except ledger.PageCut:  # MySQL cut this page's lines short: this one is written in Python
             page = _page(job_id, after, last, page_rows, with_variant, buffer, writer)
         db.session.commit()  # no transaction stays open while the caller writes the chunk
         if page is None:
@@ -93,7 +93,7 @@ def csv_chunks(job_id: int, page_rows: int | None = None) -> Iterator[tuple[byte
 def _page(job_id: int, after: int, last: int, page_rows: int, with_variant: bool, buffer: io.StringIO,
           writer) -> tuple[int, int, bytes] | None:
     """Return (rows, last item id, CSV lines) of the page after item `after`, written in Python; None at the end."""
-    rows = items.ledger_page(job_id, after, last, page_rows)
+    rows = ledger.ledger_page(job_id, after, last, page_rows)
     if not rows:
         return None
     buffer.seek(0)

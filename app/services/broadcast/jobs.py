@@ -12,8 +12,10 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models.audience import Audience
 from app.models.broadcast import ACTION_KINDS, AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
-from app.repository import broadcast_items as items
+from app.repository import broadcast_claims as claims
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository import broadcast_ledger as ledger
+from app.repository import broadcast_population as population
 from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.repository.deadlocks import in_transaction
@@ -60,21 +62,21 @@ class CancelledWhilePreparing(ValueError):
 
 def audience_counts() -> dict[str, int]:
     """Count each audience as it stands now (from stored columns only)."""
-    counts = {aud: items.count_audience(aud) for aud in AUDIENCES}
+    counts = {aud: population.count_audience(aud) for aud in AUDIENCES}
     db.session.commit()
     return counts
 
 
 def count_recipients(audience: Audience | str) -> int:
     """Count who an audience with its filters reaches now: the same WHERE population uses."""
-    count = items.count_audience(audience)
+    count = population.count_audience(audience)
     db.session.commit()
     return count
 
 
 def variant_counts(audience: Audience | str, codes: list[str]) -> dict:
     """Count who gets each language variant now ({code or None: n}), with population's own WHERE and match."""
-    counts = items.count_by_variant(audience, codes)
+    counts = population.count_by_variant(audience, codes)
     db.session.commit()
     return counts
 
@@ -178,15 +180,15 @@ def populate_in_chunks(job_id: int, audience: Audience, now: datetime, chunk: in
     try:
         after = None
         while True:
-            upto = items.user_id_after(after, chunk)
+            upto = population.user_id_after(after, chunk)
             started = time.monotonic()  # SQLite's write lock is taken by the INSERT, freed by the COMMIT
-            items.populate(job_id, audience, now, variants, after=after, upto=upto, count=False)
+            population.populate(job_id, audience, now, variants, after=after, upto=upto, count=False)
             db.session.commit()
             if upto is None:
                 break
             after = upto
             _let_writers_in(time.monotonic() - started)
-        return items.count_items(job_id)  # once, exact: whatever a repeated chunk did
+        return population.count_items(job_id)  # once, exact: whatever a repeated chunk did
     except BaseException:
         db.session.rollback()
         discard_draft(job_id)
@@ -227,7 +229,7 @@ def sqlite_poll_interval(waited: float) -> float:
 def discard_draft(job_id: int, chunk: int | None = None) -> None:
     """Delete a draft job that never got queued: its items in short chunks, then the row."""
     chunk = chunk or DELETE_CHUNK
-    while items.delete_some(job_id, chunk):
+    while population.delete_some(job_id, chunk):
         db.session.commit()
         _let_writers_in()
     jobs_repo.delete_draft(job_id)
@@ -385,11 +387,11 @@ def expire_orphans(job_id: int, now: datetime) -> int:
     job = db.session.get(BroadcastJob, job_id)
     if job is not None and job.kind in ACTION_KINDS:
         # A delete or an edit is safe to repeat: back to pending, done again by the next pump.
-        n = items.expire_orphans(job_id, redo=True)
+        n = claims.expire_orphans(job_id, redo=True)
         if n:
             log.warning("job %s: %s actions left in flight by a stopped pump go again", job_id, n)
         return n
-    n = items.expire_orphans(job_id, now=now)
+    n = claims.expire_orphans(job_id, now=now)
     if n:
         jobs_repo.add_counts(job_id, unknown=n)
         log.warning("job %s: %s items left in flight by a stopped pump are now 'unknown'", job_id, n)
@@ -428,11 +430,11 @@ def purge_items(older_than_days: int, now: datetime | None = None, max_items: in
     before = min(now - timedelta(days=older_than_days), now - PURGE_FLOOR)
     removed: dict[int, int] = {}
     left = max_items
-    job_ids = items.purgeable_jobs(before)
+    job_ids = ledger.purgeable_jobs(before)
     db.session.commit()
     for job_id in job_ids:
         while left is None or left > 0:
-            n = items.delete_finished_some(job_id, before, DELETE_CHUNK if left is None else min(DELETE_CHUNK, left))
+            n = ledger.delete_finished_some(job_id, before, DELETE_CHUNK if left is None else min(DELETE_CHUNK, left))
             db.session.commit()
             if not n:
                 break

@@ -5,9 +5,13 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from app.models.broadcast import ITEM_FAILED, PENDING, SENT, ItemStatus
-from app.repository import broadcast_items as items
-from app.services.broadcast import breaker
+from app.repository import broadcast_claims as items
+from app.repository import broadcast_jobs as jobs_repo
+from app.repository.deadlocks import in_transaction
+from app.services.broadcast import breaker, landing
 from app.services.broadcast import outcomes as oc
 
 log = logging.getLogger(__name__)
@@ -91,3 +95,31 @@ def write_items(plan: Plan, now, *, action: bool) -> dict[ItemStatus, int]:
         counts[ITEM_FAILED] -= reopened
     items.block_users(plan.blocked, now)
     return counts
+
+
+def record_late_answers(job_id: int, plans: list[Plan], now) -> int:
+    """Write answers a pump heard after losing its lease onto items the new holder counted unknown; drop the rest.
+
+    Only while those items may still land (landing.late_answers_since), so
+    an unsend or edit accepted after that window misses none. ``now`` reads
+    the database's clock; returns the items recorded sent.
+    """
+    sent = [pair for plan in plans for pair in plan.sent]
+    parts = {item_id: ids for plan in plans for item_id, ids in plan.parts.items()}
+    if not sent:
+        return 0
+
+    def write() -> int:
+        at = now()
+        n = items.set_sent(sent, at, parts, settled_since=landing.late_answers_since(at))
+        if n:
+            jobs_repo.add_counts(job_id, sent=n, unknown=-n)
+        return n
+
+    try:
+        n = in_transaction(write)
+    except SQLAlchemyError:
+        log.warning("job %s: could not record %s late answers; they stay unknown", job_id, len(sent), exc_info=True)
+        return 0
+    log.warning("job %s: lease lost; %s of %s copies that answered after all are recorded sent", job_id, n, len(sent))
+    return n

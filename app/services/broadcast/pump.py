@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.models.broadcast import RUNNING, BroadcastJob
-from app.repository.telegram_budget import budget_engine
+from app.repository.budget.engine import budget_engine
 from app.services.broadcast import breaker, estimate
 from app.services.broadcast.claims import Claim
 from app.services.broadcast.copies import Copies

@@ -28,11 +28,11 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, BroadcastJob, ItemStatus
-from app.repository import broadcast_items as items
+from app.repository import broadcast_claims as items
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.deadlocks import in_transaction, is_deadlock
 from app.services import audit
-from app.services.broadcast import breaker, landing, plans
+from app.services.broadcast import breaker, plans
 from app.services.broadcast.claims import Claim, ClaimCursor
 from app.services.broadcast.lease import Lease
 from app.services.broadcast.notifier import Notifier
@@ -166,34 +166,11 @@ class Recorder:
         return batch, stop, self._halted
 
     def _record_late_answers(self) -> int:
-        """The lease was lost: write the copies that answered onto items the new holder counted unknown; drop the rest.
-
-        Only while those items may still land (landing.late_answers_since), so
-        an unsend or edit accepted after that window misses none. An action's
-        items went back to pending for the new holder: nothing to write.
-        """
-        sent = [pair for plan in self.plans for pair in plan.sent]
-        parts = {item_id: ids for plan in self.plans for item_id, ids in plan.parts.items()}
-        self.plans = []
-        if self.action or not sent:
-            return 0
-
-        def write() -> int:
-            now = self.lease.now()
-            n = items.set_sent(sent, now, parts, settled_since=landing.late_answers_since(now))
-            if n:
-                jobs_repo.add_counts(self.job_id, sent=n, unknown=-n)
-            return n
-
-        try:
-            n = in_transaction(write)
-        except SQLAlchemyError:
-            log.warning("job %s: could not record %s late answers; they stay unknown", self.job_id, len(sent),
-                        exc_info=True)
-            return 0
-        log.warning("job %s: lease lost; %s of %s copies that answered after all are recorded sent", self.job_id,
-                    n, len(sent))
-        return n
+        """The lease was lost: write the answers heard onto items the new holder counted unknown (plans.py)."""
+        plans_now, self.plans = self.plans, []
+        if self.action:
+            return 0  # an action's items went back to pending for the new holder: nothing to write
+        return plans.record_late_answers(self.job_id, plans_now, self.lease.now)
 
     def heartbeat(self) -> Stop | None:
         """Renew the lease in a transaction of its own (nothing else to write while sends wait); LEASE_LOST if lost."""

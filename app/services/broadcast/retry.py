@@ -1,6 +1,6 @@
 """Retry a job: a new job, built from its ledger, for the recipients its message did not reach.
 
-Which items come back (one INSERT ... SELECT, app.repository.broadcast_items.populate_retry):
+Which items come back (one INSERT ... SELECT, app.repository.broadcast_population.populate_retry):
   failed                  always (Telegram refused the message, not the recipient)
   pending                 what a cancelled (or paused, see below) job left unsent
   unknown                 only when asked: some of them did get it and get a second copy
@@ -24,8 +24,8 @@ import logging
 
 from app.extensions import db
 from app.models.broadcast import COMPLETED, ITEM_FAILED, KIND_SEND, KIND_UNSEND, PAUSED, PENDING, UNKNOWN, BroadcastJob
-from app.repository import broadcast_items as items
 from app.repository import broadcast_jobs as jobs_repo
+from app.repository import broadcast_population as population
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast import jobs, lineage
@@ -77,7 +77,7 @@ def retry_job(job_id: int, *, include_unknown: bool = False, actor: str | None =
                             created_at=db_utcnow())
     if paid is not None:
         jobs.set_paid(job, paid, settings)
-    total = items.populate_retry(job.id, job_id, statuses)
+    total = population.populate_retry(job.id, job_id, statuses)
     if total == 0:
         db.session.rollback()  # a paused job stays paused: nothing was retried
         raise NothingToRetry(f"job {job_id} has nobody left to send to again")
@@ -109,6 +109,6 @@ def candidates(job_id: int) -> dict[str, int]:
     Pending items of an ended (cancelled) or paused job were never sent: "not
     sent", never "failed". The ledger's own WHERE decides, as at retry time.
     """
-    found = items.retry_candidates(job_id, (ITEM_FAILED, PENDING, UNKNOWN))
+    found = population.retry_candidates(job_id, (ITEM_FAILED, PENDING, UNKNOWN))
     db.session.commit()
     return {"failed": found.get(ITEM_FAILED, 0), "not_sent": found.get(PENDING, 0), "unknown": found.get(UNKNOWN, 0)}

@@ -5,7 +5,7 @@ recipients' chats): the pump claims and marks a block's items in one
 transaction, sends each at its slot, and writes their outcomes with the next
 block's claim. The span rule (2k - 1 slots for an album of k parts, sent at
 its middle: span_for, send_slots) lives with the bot-wide budget
-(app.services.telegram_budget), which never imports the broadcast package.
+(app.services.budget.spans), which never imports the broadcast package.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.services.broadcast.stops import Stop
-from app.services.telegram_budget import send_slots, span_for
+from app.services.budget.spans import send_slots, span_for
 
-__all__ = ["BLOCK_SECONDS", "BUSY_BLOCK_SECONDS", "DUE_GRACE_SECONDS", "MAX_BLOCK_SENDS", "SLOT_HORIZON", "Block", "Booker", "Slot",
-           "claimed_at_most", "seconds_per_send"]
+__all__ = ["BLOCK_SECONDS", "BUSY_BLOCK_SECONDS", "DUE_GRACE_SECONDS", "MAX_BLOCK_SENDS", "SLOT_HORIZON", "Block",
+           "Booker", "Slot", "claimed_at_most", "seconds_per_send"]
 
 # "Due now", with a millisecond's grace: the limiter reads the clock again
 # after us, so a bare clock() would make every due slot look late.

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.extensions import db
 from app.models.broadcast import FINAL_STATUSES, BroadcastJob
-from app.repository import broadcast_items as items
+from app.repository import broadcast_ledger as ledger
 from app.services.broadcast import variants
 
 
@@ -22,7 +22,7 @@ def counts(job: BroadcastJob) -> dict | None:
         return None
     names = ("total", "pending", *(s.value for s in FINAL_STATUSES))
     out = {variants.label(code): dict.fromkeys(names, 0) for code in [None, *codes]}
-    for code, per in items.variant_tallies(job.id).items():
+    for code, per in ledger.variant_tallies(job.id).items():
         row = out.setdefault(variants.label(code), dict.fromkeys(names, 0))
         for status, n in per.items():
             row["total"] += n

@@ -4,7 +4,7 @@ A variant is keyed by a two-letter language code (ISO 639-1, lower case) and
 holds the HTML text of a text broadcast, or the caption that replaces a copied
 media message's own. A recipient gets the variant whose code starts their
 Telegram language code, the same prefix match the audience filters use
-(app.repository.broadcast_items._lang_is: 'en-US' is 'en'); anyone else gets
+(app.repository.broadcast_population._lang_is: 'en-US' is 'en'); anyone else gets
 the default. Albums take no variants: copyMessages cannot replace captions.
 """
 from __future__ import annotations
