@@ -7,6 +7,7 @@ import pytest
 
 from app.repository.budget import chats as chats_repo
 from app.repository.budget import lanes as lanes_repo
+from app.repository.budget.engine import NO_LIMIT_US
 from app.services.broadcast import jobs, progress_ticks
 from app.services.broadcast.drain import pump
 from app.services.broadcast.notifier import Notifier
@@ -146,7 +147,7 @@ def test_while_another_process_books_the_bot_each_copy_reads_the_shared_hold(app
     settings = engine_settings(broadcast_rate_per_second=28)
     job = create_text_job(settings=settings).id
     # Another process books one slot whose call may stay unanswered for a minute.
-    assert lanes_repo.reserve(budget_engine(db.engine), FREE, 1, 10_000, lanes_repo.NO_LIMIT_US, me=7,
+    assert lanes_repo.reserve(budget_engine(db.engine), FREE, 1, 10_000, NO_LIMIT_US, me=7,
                                busy_us=60_000_000) is not None
     with Statements() as counted:
         while pump(job, 20, settings=settings).stop != "done":

@@ -80,7 +80,6 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
         # pump's thread never waits on them (they are best effort).
         outbox.start()
         p.outbox_worker = True
-    processed = 0
     try:
         p.run()
     except Exception:
@@ -92,10 +91,10 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
         processed = p.processed
         p.lease.release()
         if own_outbox:
-            # The summary and last edit get what is left of the budget (a
-            # moment at least); never more, so the caller's bound holds.
+            # The summary and last edit get what is left of the budget (a moment at least), never more;
+            # once they are answered the lane is released again (the next pump is alone at once).
             outbox.close(deadline=max(p.deadline, clock() + FINAL_FLUSH_SECONDS))
-            p.release_lane()  # the summary and the last edit are answered too
+            p.release_lane()
     if p.stop == Stop.DONE:
         jobs_service.start_next_if_idle()
     return _result(p, True, p.stop or Stop.BUDGET, processed)
