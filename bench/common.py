@@ -254,11 +254,24 @@ def tracking_flag(value: str) -> bool | None:
 
 def tallies(job_id: int) -> dict:
     from app.extensions import db
-    from app.repository.broadcast_ledger import tallies as item_tallies
+
+    try:
+        from app.repository.broadcast_ledger import tallies as item_tallies
+    except ImportError:  # an engine before the item modules' split (bench.compare runs older revisions)
+        from app.repository.broadcast_items import tallies as item_tallies
 
     counts = item_tallies(job_id)
     db.session.commit()
     return counts
+
+
+def budget_engine(source):
+    """Return the bot-wide budget's own engine, wherever this revision of the app keeps it."""
+    try:
+        from app.repository.budget.engine import budget_engine as engine_of
+    except ImportError:  # before the budget modules' split (bench.compare runs older revisions)
+        from app.repository.telegram_budget import budget_engine as engine_of
+    return engine_of(source)
 
 
 # -- measuring deliveries -----------------------------------------------------------------------

@@ -33,6 +33,7 @@ from bench import profiling
 from bench.common import (
     Simulator,
     bound_app,
+    budget_engine,
     create_text_job,
     db_choices,
     db_kinds,
@@ -81,7 +82,6 @@ def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int, tra
             variants: str = "off") -> dict:
     """Create a job for every user and drain it with pump(); measure items/s and DB time."""
     from app.extensions import db
-    from app.repository.budget.engine import budget_engine
     from app.services.broadcast.drain import pump
 
     settings = engine_settings(broadcast_rate_per_second=BYPASS_RATE, broadcast_concurrency=conc,

@@ -25,6 +25,7 @@ from bench.common import (
     Simulator,
     bound_app,
     broadcast_deliveries,
+    budget_engine,
     create_text_job,
     db_choices,
     engine_settings,
@@ -50,7 +51,6 @@ COLUMNS = ["db", "tracking", "variants", "client", "conc", "msg_s", "of_target_8
 def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "off") -> tuple[dict, dict]:
     """Populate, then drain the job with pump() calls in this one process."""
     from app.extensions import db
-    from app.repository.budget.engine import budget_engine
     from app.services.broadcast.drain import pump
     from app.services.broadcast.pump import Pump
     from app.services.broadcast.recorder import Recorder

@@ -23,6 +23,7 @@ from bench.common import (
     Simulator,
     bound_app,
     broadcast_deliveries,
+    budget_engine,
     create_text_job,
     db_choices,
     engine_settings,
@@ -74,7 +75,6 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     settings = engine_settings(**({"broadcast_concurrency": args.concurrency} if args.concurrency else {}))
     with Simulator(**telegram_limits(latency, args.jitter)) as sim, bound_app(url, sim.base_url):
         from app.extensions import db
-        from app.repository.budget.engine import budget_engine
 
         # Everything the database receives from the job's creation to its end, COMMITs included.
         queries = questions.start(db.engine, budget_engine(db.engine))
