@@ -106,8 +106,9 @@ def _shared_pacing(token: str, cap: float, paid_rate: float) -> SharedPacing:
         clock = BudgetClock(engine)
         shared = _shared[key] = SharedPacing(
             # Free lane (≤ 30/s): confirm every slot against the shared 429 hold
-            # (a read per call at most), and refuse slots a stalled thread would
-            # use late. The paid lane (up to 1000/s) reads the hold every 0.1 s.
+            # (a read per call at most; none for a pump's block while it is the
+            # bot's only sender, Booking.quiet), and refuse slots a stalled thread
+            # would use late. The paid lane (up to 1000/s) reads the hold every 0.1 s.
             # Its slots also spread apart as far as the calls' measured arrival jitter needs (JitterGauge).
             SharedRateLimiter(engine, cap, FREE, recheck=FREE_RECHECK_SECONDS, max_lateness=FREE_MAX_LATENESS,
                               db_clock=clock, jitter=JitterGauge()),

@@ -130,8 +130,9 @@ def test_a_broadcast_at_the_cap_costs_the_database_about_a_block_a_second_not_a_
             pass
     assert assert_consistent(job, simulator) == {"sent": users}
     # A pump call's own cost (its lease, the job's reads, completion, the summary) is about 30 whatever
-    # the job's size; a statement per copy would be 120 more.
-    assert len(counted.sql) <= FIXED_PER_RUN + 0.3 * users, (len(counted.sql), users)
+    # the job's size; the blocks cost 0.26 a copy alone (65 in all on SQLite, up to 79 on a loaded MariaDB,
+    # which reads each block's chats back); a statement per copy would be 120 more.
+    assert len(counted.sql) <= FIXED_PER_RUN + 0.5 * users, (len(counted.sql), users)
     hold_reads = [s for s in counted.sql if "hold_until_us" in s and s.lstrip().upper().startswith("SELECT")]
     assert len(hold_reads) <= 3, "a pump alone on the bot read the shared 429 hold before its copies"
 

@@ -208,3 +208,11 @@ def test_the_crash_bound_is_a_block_and_the_window():
     assert claimed_at_most(4.0, 4) == 4 + 4
     assert claimed_at_most(0.5, 4) == 1 + 4, "a block holds one send at least"
     assert claimed_at_most(900.0, 64) == MAX_BLOCK_SENDS + 64, "a paid block is a tenth of a second"
+
+
+def test_a_reply_of_this_process_keeps_the_blocks_short_though_no_other_process_books():
+    s = Setup(1)
+    s.booker.book(2)  # quiet: no other process
+    assert s.booker.block_sends() == int(BLOCK_SECONDS * RATE)
+    s.lane.replied_within = lambda seconds: True  # a webhook thread beside an admin's pump call booked a reply
+    assert s.booker.block_sends() == int(BUSY_BLOCK_SECONDS * RATE), "the reply would wait behind a second"

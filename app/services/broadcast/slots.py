@@ -100,7 +100,11 @@ class Booker:
         follows this pump's last booked one, or goes now).
         """
         per_send = self.per_send()
-        seconds = BLOCK_SECONDS if self.quiet else BUSY_BLOCK_SECONDS
+        # Alone: no other process books the bot (the last booking said so), nor a reply of this one
+        # (a webhook thread beside an admin's pump call): a reply waits behind at most one block.
+        replied = getattr(self.budget, "replied_within", None)
+        alone = self.quiet and not (replied is not None and replied(BLOCK_SECONDS))
+        seconds = BLOCK_SECONDS if alone else BUSY_BLOCK_SECONDS
         sends = max(int(seconds / per_send) if per_send > 0 else 1, self.min_sends)
         return max(1, min(sends, MAX_BLOCK_SENDS, self._fit(per_send)))
 

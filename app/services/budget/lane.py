@@ -75,6 +75,7 @@ class SharedRateLimiter(HoldMixin):
         self._activity = activity
         self._booked_until = _NEVER  # the end of this process's latest booking (the lane is booked at least so far)
         self._replies_until = _NEVER  # when the latest call booked with the default window may be unanswered
+        self._replied_at = _NEVER  # when such a call (a reply, an edit) of this process last booked
         self._lane = lane
         self._hold_lanes = hold_lanes
         self._recheck = recheck
@@ -207,9 +208,15 @@ class SharedRateLimiter(HoldMixin):
             self._booked_until = max(self._booked_until, start + n * interval)
             if busy_for is None:  # a reply's window: release() keeps the lane owned until it ends
                 self._replies_until = max(self._replies_until, start + n * interval + busy)
+                self._replied_at = now
         slots = [start + i * interval for i in range(n)]
         # The database judged the limit a round trip later than `now`: never hand out a slot past the deadline.
         return Booking([s for s in slots if deadline is None or s <= deadline], quiet)
+
+    def replied_within(self, seconds: float) -> bool:
+        """True if a call of this process booked with a reply's window in the last ``seconds`` (not a pump's)."""
+        with self._lock:
+            return self._clock() - self._replied_at < seconds
 
     def alone(self, busy_for: float) -> bool:
         """Record this process's activity on the lane without booking a slot; True if nobody else is busy on it."""
