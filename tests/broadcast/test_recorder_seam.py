@@ -58,3 +58,21 @@ def test_each_claim_carries_its_recipients_name_for_a_personal_greeting(app, sim
     assert [(c.user_id, c.first_name, c.language_code) for c in claimed] == [
         (users[0], "Ali", "en"), (users[1], f"کاربر {users[1]} 🎉", None)]
     p.lease.release()
+
+
+def test_answers_written_again_move_no_counter_twice(app, simulator):
+    # The counters ride on the fence's UPDATE, sized by the plan; when a plan is written again (a commit
+    # that succeeded but raised, so its outcomes were kept) its rows no longer change, and the counters
+    # must follow the rows, not the plan.
+    from app.services.broadcast import outcomes
+    from tests.broadcast.helpers import assert_consistent
+
+    create_users(2)
+    job_id, p, recorder = leased_recorder(window=2)
+    claimed = recorder.step([], 2, 0, None).claimed
+    done = [(c.item_id, c.user_id, outcomes.delivered({"message_id": 5})) for c in claimed]
+    recorder.step(done, 0, 0, None)
+    recorder.step(done, 0, 0, None)
+    assert reload(job_id).sent_count == 2
+    assert assert_consistent(job_id) == {"sent": 2}
+    p.lease.release()
