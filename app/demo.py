@@ -181,11 +181,11 @@ def run_wizard(sim: SimulatorServer) -> int:
 
 def job_status(app):
     """Return the newest job's status (a JobView)."""
-    from app.services.broadcast import jobs
-    from app.services.broadcast.status import job_status as status_of
+    from app.services.broadcast.jobs import control
+    from app.services.broadcast.jobs.status import job_status as status_of
 
     with app.app_context():
-        job = jobs.list_jobs(1)[0]
+        job = control.list_jobs(1)[0]
         return status_of(job)
 
 

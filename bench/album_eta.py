@@ -4,7 +4,7 @@ The simulator runs at its defaults (30/s bot-wide, 1/s per chat) with 80 ms
 latency ± 10 %; the engine at its defaults (cap and broadcast rate 29/s). For
 each album size, one job of --users recipients is pumped to the end; the
 duration is the pump's wall time, the estimate what the screen shows
-(app.services.broadcast.estimate.estimate_seconds, nothing queued ahead).
+(app.services.broadcast.jobs.estimate.estimate_seconds, nothing queued ahead).
 
     .venv/bin/python -m bench.album_eta [--users 100] [--parts 3 10] [--db sqlite|mariadb|both]
 """
@@ -40,9 +40,9 @@ COLUMNS = ["db", "parts", "recipients", "estimate_s", "old_estimate_s", "real_s"
 
 def run(db_kind: str, url: str, parts: int, users: int) -> dict:
     """Create one album job to every user and pump it to the end; return the row."""
-    from app.services.broadcast.drain import pump
-    from app.services.broadcast.estimate import estimate_seconds, send_rate
-    from app.services.broadcast.jobs import create_job
+    from app.services.broadcast.jobs.creation import create_job
+    from app.services.broadcast.jobs.estimate import estimate_seconds, send_rate
+    from app.services.broadcast.sending.drain import pump
 
     settings = engine_settings()
     with Simulator(**jittered(80)) as sim, bound_app(url, sim.base_url):

@@ -64,7 +64,7 @@ def run_broadcast(kind: str, app, users: list[int], settings: dict, stop_at: flo
         out.update(alternatives.ptb_rate_limited(app.config["TELEGRAM_API_BASE_URL"], users,
                                                  stop_at - time.monotonic()))
         return
-    from app.services.broadcast.drain import pump_all
+    from app.services.broadcast.sending.drain import pump_all
 
     with app.app_context():
         client = alone_client(settings) if kind == "engine-alone" else None
@@ -141,7 +141,7 @@ def scenario(kind: str, db_kind: str, args) -> dict:
             with bound_app(url, sim.base_url) as app:
                 users = insert_users(args.users)
                 if kind != "ptb":
-                    from app.services.broadcast.jobs import set_progress_message
+                    from app.services.broadcast.jobs.control import set_progress_message
                     from app.services.telegram_factory import get_client
 
                     job = create_text_job(settings)

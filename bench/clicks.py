@@ -56,7 +56,7 @@ def tokens(job_id: int) -> list[str]:
 
     from app.extensions import db
     from app.models import BroadcastJobItem as I  # noqa: N817
-    from app.services.broadcast import clicks
+    from app.services.broadcast.reporting import clicks
 
     rows = db.session.execute(select(I.id, I.user_id).where(I.job_id == job_id).order_by(I.id)).all()
     db.session.commit()
@@ -104,8 +104,8 @@ def run(kind: str, url: str, args) -> dict:
     """One burst on one database while a tracked broadcast pumps in a thread of this process."""
     from app.extensions import db
     from app.models import BroadcastJob
-    from app.services.broadcast import jobs
-    from app.services.broadcast.drain import pump
+    from app.services.broadcast.jobs import control
+    from app.services.broadcast.sending.drain import pump
 
     settings = engine_settings()
     with Simulator(**telegram_limits(args.latency)) as sim, bound_app(url, sim.base_url) as app:
@@ -148,7 +148,7 @@ def run(kind: str, url: str, args) -> dict:
             during = sent_so_far(job_id) - before
         finally:
             done.set()
-            jobs.cancel_job(job_id)
+            control.cancel_job(job_id)
             pumper.join(60)
             stop_gunicorn(gunicorn)
         db.session.expire_all()

@@ -225,7 +225,7 @@ def create_text_job(settings: dict, tracking: bool | None = None, variants: bool
     """
     from flask import current_app
 
-    from app.services.broadcast.jobs import create_job
+    from app.services.broadcast.jobs.creation import create_job
 
     button = {}
     if tracking is not None:

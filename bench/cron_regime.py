@@ -86,7 +86,7 @@ def main(argv=None) -> int:
                                telegram_rate_per_second=max(args.rate, DEFAULT_RATE))
     # Without --drain, more users than the run can reach: every tick sends for its whole budget.
     users = args.drain or int(args.rate * args.pump_seconds * args.ticks * 1.2) + 100
-    from app.services.broadcast.drain import pump_all
+    from app.services.broadcast.sending.drain import pump_all
 
     rows = []
     with fresh_database(args.db) as url:

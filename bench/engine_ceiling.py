@@ -82,7 +82,7 @@ def run_one(db_kind: str, transport: str, batch: int, conc: int, items: int, tra
             variants: str = "off") -> dict:
     """Create a job for every user and drain it with pump(); measure items/s and DB time."""
     from app.extensions import db
-    from app.services.broadcast.drain import pump
+    from app.services.broadcast.sending.drain import pump
 
     settings = engine_settings(broadcast_rate_per_second=BYPASS_RATE, broadcast_concurrency=conc,
                                broadcast_batch_size=batch)

@@ -1,7 +1,7 @@
 """Exporting a job's ledger as CSV (keyset pages), time and peak memory, on MariaDB and SQLite.
 
 A job of --rows items (9 in 10 sent with a message id, 1 in 10 failed with an
-error) is exported twice through app.services.broadcast.export.export_csv:
+error) is exported twice through app.services.broadcast.reporting.export.export_csv:
 once timed (to a file on disk, as the CLI writes), once under tracemalloc for
 the peak of Python allocations; ru_maxrss (the process's peak RSS) is read
 before and after. The bot's path (a SpooledTemporaryFile, 1 MiB in memory
@@ -66,7 +66,7 @@ def maxrss_bytes() -> int:
 
 
 def run(kind: str, rows: int) -> dict:
-    from app.services.broadcast.export import export_csv
+    from app.services.broadcast.reporting.export import export_csv
 
     with fresh_database(kind) as url:
         migrate_db(url)

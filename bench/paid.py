@@ -51,9 +51,9 @@ COLUMNS = ["db", "tracking", "variants", "client", "conc", "msg_s", "of_target_8
 def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "off") -> tuple[dict, dict]:
     """Populate, then drain the job with pump() calls in this one process."""
     from app.extensions import db
-    from app.services.broadcast.drain import pump
-    from app.services.broadcast.pump import Pump
-    from app.services.broadcast.recorder import Recorder
+    from app.services.broadcast.sending.drain import pump
+    from app.services.broadcast.sending.pump import Pump
+    from app.services.broadcast.sending.recorder import Recorder
 
     settings = engine_settings(broadcast_paid_enabled=True, broadcast_paid_rate_per_second=args.rate,
                                broadcast_paid_concurrency=args.concurrency)

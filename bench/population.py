@@ -52,7 +52,7 @@ def time_populate() -> float:
 
 def time_create_job() -> float:
     """Time create_job() end to end, then cancel the job so the next one can run."""
-    from app.services.broadcast.jobs import cancel_job
+    from app.services.broadcast.jobs.control import cancel_job
 
     settings = engine_settings()
     started = time.perf_counter()

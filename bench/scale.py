@@ -138,16 +138,17 @@ def single_statement(n: int) -> float:
     from app.clock import utcnow
     from app.extensions import db
     from app.repository import broadcast_population as population
-    from app.services.broadcast import jobs
+    from app.services.broadcast.jobs import creation
+    from app.services.broadcast.jobs import population as jobs_population
 
-    job = jobs.insert_draft(engine_settings(), audience="all", content_type="text", text="x", created_by=ADMIN_ID,
-                            created_at=utcnow())
+    job = creation.insert_draft(engine_settings(), audience="all", content_type="text", text="x", created_by=ADMIN_ID,
+                                created_at=utcnow())
     db.session.commit()
     started = time.perf_counter()
     population.populate(job.id, "all")
     db.session.commit()
     elapsed = time.perf_counter() - started
-    jobs.discard_draft(job.id)
+    jobs_population.discard_draft(job.id)
     return elapsed
 
 
@@ -186,7 +187,7 @@ def burst(port: int, users: int, stop: threading.Event, threads: int, out: list)
 
 def populate_with_burst(url: str, kind: str, users: int, webhook: bool, threads: int, sim_url: str) -> dict:
     """Create the job to everyone; with webhook, while gunicorn -w 4 answers a burst of updates."""
-    from app.services.broadcast.jobs import create_job
+    from app.services.broadcast.jobs.creation import create_job
     from bench import webhook_load
     from bench.webhook_load import free_port, start_gunicorn, stop_gunicorn
 
@@ -236,28 +237,29 @@ def admin_reads(job_id: int) -> dict:
     from app.extensions import db
     from app.models.audience import Audience
     from app.services import stats
-    from app.services.broadcast import jobs
-    from app.services.broadcast.offers import offers
-    from app.services.broadcast.status import job_status
+    from app.services.broadcast.jobs import control, creation
+    from app.services.broadcast.jobs.offers import offers
+    from app.services.broadcast.jobs.status import job_status
 
     def view():
-        job = jobs.get_job(job_id)
+        job = control.get_job(job_id)
         job_status(job)
         offers(job)
         db.session.commit()
 
     def status():
         db.session.expire_all()
-        job_status(jobs.get_job(job_id)).as_dict()
+        job_status(control.get_job(job_id)).as_dict()
         db.session.commit()
 
-    presend = {name: median_time(lambda kw=kw: jobs.count_recipients(Audience(**kw))) for name, kw in FILTERS.items()}
+    presend = {name: median_time(lambda kw=kw: creation.count_recipients(Audience(**kw)))
+               for name, kw in FILTERS.items()}
     recount = median_time(stats.refresh)  # the live count (cron's recount), stored as the snapshot
     return {"stats_s": round(median_time(stats.figures), 3), "stats_live_s": round(recount, 3),
             "job_view_s": round(median_time(view), 3), "status_s": round(median_time(status), 3),
             "presend_max_s": round(max(presend.values()), 3),
             "presend_s": {f: round(s, 3) for f, s in presend.items()},
-            "list_s": round(median_time(lambda: [job_status(j) for j in jobs.list_jobs(20)]), 3)}
+            "list_s": round(median_time(lambda: [job_status(j) for j in control.list_jobs(20)]), 3)}
 
 
 # -- 4. the pump's database cost per item ---------------------------------------------------------
@@ -287,7 +289,7 @@ def pump_cost(job_id: int, batches: int = 20, batch: int = 100) -> float:
 def export(job_id: int, compare: bool = False) -> dict:
     from app.extensions import db
     from app.repository import broadcast_ledger as ledger
-    from app.services.broadcast.export import export_csv
+    from app.services.broadcast.reporting.export import export_csv
 
     def timed() -> tuple[float, int]:
         with tempfile.TemporaryDirectory() as folder:
@@ -331,12 +333,13 @@ def purge_under_load(app, job_id: int) -> dict:
     from app.models import BroadcastJob
     from app.repository import broadcast_claims as claims
     from app.repository import broadcast_population as population
-    from app.services.broadcast import jobs
+    from app.services.broadcast.jobs import creation
+    from app.services.broadcast.jobs import purge as jobs_purge
 
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
         status="completed", active_slot=None, finished_at=utcnow() - timedelta(days=3)))
-    other = jobs.insert_draft(engine_settings(), audience="all", content_type="text", text="y",
-                              created_by=ADMIN_ID, created_at=utcnow())
+    other = creation.insert_draft(engine_settings(), audience="all", content_type="text", text="y",
+                                  created_by=ADMIN_ID, created_at=utcnow())
     db.session.commit()
     other_id = other.id
     population.populate(other_id, "all", upto=population.user_id_after(None, 50_000))
@@ -381,7 +384,7 @@ def purge_under_load(app, job_id: int) -> dict:
     event.listen(db.engine, "after_cursor_execute", after)
     started = time.monotonic()
     try:
-        removed = jobs.purge_items(1)["items"]
+        removed = jobs_purge.purge_items(1)["items"]
     finally:
         ended = time.monotonic()
         event.remove(db.engine, "before_cursor_execute", before)

@@ -68,7 +68,7 @@ def summarize(sim: Simulator, sender: str, latency: float, n: int, wall: float, 
 
 def run_engine(url: str, latency: float, users: list[int], args) -> dict:
     """Create a job through create_job and drain it with pump_all() (cron's code) back to back."""
-    from app.services.broadcast.drain import pump_all
+    from app.services.broadcast.sending.drain import pump_all
     from app.services.telegram_factory import get_client
 
     # Defaults: telegram_rate_per_second 29 (the bot-wide cap), broadcast_rate_per_second 29, 6 in flight.
@@ -126,7 +126,7 @@ def run_engine(url: str, latency: float, users: list[int], args) -> dict:
 
 def attach_progress_message(job_id: int, settings: dict) -> None:
     """Give the job a live progress message in the admin's chat, as the admin's wizard does (edited while it runs)."""
-    from app.services.broadcast.jobs import set_progress_message
+    from app.services.broadcast.jobs.control import set_progress_message
     from app.services.telegram_factory import get_client
 
     message = get_client(settings).call("sendMessage", {"chat_id": ADMIN_ID, "text": "progress"})

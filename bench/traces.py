@@ -15,7 +15,7 @@ class SendTrace:
     """
 
     def __init__(self):
-        from app.services.broadcast.pump import Pump
+        from app.services.broadcast.sending.pump import Pump
 
         self.calls: list[float] = []
         self.slots = 0.0
@@ -41,7 +41,7 @@ class SendTrace:
             Pump.take_slots = take_slots
 
     def close(self, wall: float) -> dict:
-        from app.services.broadcast.pump import Pump
+        from app.services.broadcast.sending.pump import Pump
 
         for name, fn in self._orig.items():
             setattr(Pump, name, fn)
@@ -55,7 +55,7 @@ class StepTimer:
     """Wrap Recorder.step to sum its wall time (the pump thread's database transactions)."""
 
     def __init__(self):
-        from app.services.broadcast.recorder import Recorder
+        from app.services.broadcast.sending.recorder import Recorder
 
         self.seconds = 0.0
         self.calls = 0
@@ -73,7 +73,7 @@ class StepTimer:
         Recorder.step = step
 
     def close(self):
-        from app.services.broadcast.recorder import Recorder
+        from app.services.broadcast.sending.recorder import Recorder
 
         Recorder.step = self._orig
 

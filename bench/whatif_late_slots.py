@@ -24,7 +24,7 @@ if __package__ in (None, ""):
 
 def install(tolerance: float) -> dict:
     """Wrap Pump.send (void late slots when tolerance > 0) and Transport.post (record departures)."""
-    from app.services.broadcast.pump import Pump
+    from app.services.broadcast.sending.pump import Pump
     from app.telegram.transport import Transport
 
     seen = {"slots": {}, "posts": {}, "voided": 0}
@@ -42,7 +42,7 @@ def install(tolerance: float) -> dict:
                 booked_at = pump.clock()
                 fresh = pump.client.broadcast_budget.acquire_many(1, pump.deadline)
                 if not fresh:
-                    from app.services.broadcast.outcomes import HELD_BACK
+                    from app.services.broadcast.sending.outcomes import HELD_BACK
 
                     return HELD_BACK
                 at = fresh[0]

@@ -18,7 +18,7 @@ LITERAL = re.compile(r"""["']([a-z][a-z0-9_]*)["']""")
 # Families the code builds from a prefix and a value (f"status_{job.status}" …), each used as a whole.
 DYNAMIC_FAMILIES = (
     "act_",  # audit actions (app/bot/history.py), act_busy_/act_started_ by kind (app/bot/unsend_edit.py)
-    "action_counts_", "action_title_",  # by action kind (app/services/broadcast/progress.py)
+    "action_counts_", "action_title_",  # by action kind (app/services/broadcast/reporting/progress.py)
     "aud_",  # audience buttons and names (app/bot/keyboards.py, presend.py)
     "btn_opt_", "opt_", "lang_",  # pre-send toggles (app/bot/presend.py)
     "btn_preset_",  # schedule presets (app/bot/keyboards.py)

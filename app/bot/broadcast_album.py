@@ -19,8 +19,8 @@ from app.bot import keyboards, presend
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.services import admins, albums
-from app.services.broadcast import jobs
-from app.services.broadcast.draft import Draft
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.draft import Draft
 
 MAX_GROUP_ID = 64  # album_parts.media_group_id is VARCHAR(64)
 
@@ -53,7 +53,7 @@ def on_part(ctx: BotContext, state: tuple[str, dict] | None) -> None:
     draft_id = Draft.from_json(current).draft_id or new_token()
     admins.set_state(ctx.user_id, wizard.STEP_AUDIENCE, Draft(draft_id=draft_id, content=content).to_json())
     ctx.send(ctx.text("wiz_album_taken") + "\n\n" + ctx.text("wiz_choose_audience"),
-             keyboards.audience(ctx.lang, jobs.audience_counts(), draft_id))
+             keyboards.audience(ctx.lang, creation.audience_counts(), draft_id))
 
 
 def on_late_part(ctx: BotContext, message) -> None:

@@ -13,7 +13,9 @@ from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.models.broadcast import TERMINAL
 from app.services import audit
-from app.services.broadcast import jobs, progress, runner
+from app.services.broadcast.jobs import control
+from app.services.broadcast.reporting import progress
+from app.services.broadcast.sending import runner
 
 
 @button("w.continue", "continue", arg="id")
@@ -29,19 +31,19 @@ def on_continue(ctx: BotContext, job_id: int) -> None:
 @button("w.cancel_job", "cancel_job", arg="id")
 def on_cancel_job(ctx: BotContext, job_id: int) -> None:
     """Cancel now; in-flight sends finish, no new batch is claimed."""
-    _control(ctx, job_id, lambda: jobs.cancel_job(job_id, actor=_actor(ctx)), "cb_cancelled")
+    _control(ctx, job_id, lambda: control.cancel_job(job_id, actor=_actor(ctx)), "cb_cancelled")
 
 
 @button("w.pause", "pause", arg="id")
 def on_pause(ctx: BotContext, job_id: int) -> None:
     """Pause the job; the next queued job may run meanwhile."""
-    _control(ctx, job_id, lambda: jobs.pause_job(job_id, ctx.text("reason_admin"), actor=_actor(ctx)), "cb_paused")
+    _control(ctx, job_id, lambda: control.pause_job(job_id, ctx.text("reason_admin"), actor=_actor(ctx)), "cb_paused")
 
 
 @button("w.resume", "resume", arg="id")
 def on_resume(ctx: BotContext, job_id: int) -> None:
     """Resume a paused job (running, or queued behind another)."""
-    _control(ctx, job_id, lambda: jobs.resume_job(job_id, actor=_actor(ctx)) is not None, "cb_resumed")
+    _control(ctx, job_id, lambda: control.resume_job(job_id, actor=_actor(ctx)) is not None, "cb_resumed")
 
 
 def _actor(ctx: BotContext) -> str:
@@ -51,7 +53,7 @@ def _actor(ctx: BotContext) -> str:
 
 def _job_is_open(ctx: BotContext, job_id: int) -> bool:
     """Answer and return False for an unknown or ended job."""
-    job = jobs.get_job(job_id)
+    job = control.get_job(job_id)
     if job is None:
         ctx.answer("cb_unknown_job")
         return False
@@ -68,7 +70,7 @@ def _control(ctx: BotContext, job_id: int, change: Callable[[], bool], done_key:
 
     def run() -> None:
         changed = change()
-        job = jobs.get_job(job_id)
+        job = control.get_job(job_id)
         ended = not changed and job is not None and job.status in TERMINAL
         ctx.end_transaction()
         ctx.answer("cb_finished" if ended else done_key)

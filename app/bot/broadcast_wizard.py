@@ -33,9 +33,11 @@ from app.bot.wizard_state import (  # noqa: F401  (re-exported)
 from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import admins, albums, audit
-from app.services.broadcast import greeting, jobs, runner, variants
-from app.services.broadcast.content import url_button
-from app.services.broadcast.draft import Draft
+from app.services.broadcast.content import greeting, variants
+from app.services.broadcast.content.methods import url_button
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.sending import runner
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +181,7 @@ def preview_of(ctx: BotContext, content: dict, markup: dict | None, variant: str
 
 def audience_keyboard(ctx: BotContext, draft: Draft) -> dict:
     """Return the audience buttons; member audiences only when a main channel is configured."""
-    return keyboards.audience(ctx.lang, jobs.audience_counts(), draft.draft_id,
+    return keyboards.audience(ctx.lang, creation.audience_counts(), draft.draft_id,
                               members=ctx.main_channel_id is not None)
 
 
@@ -237,9 +239,9 @@ def start_job(ctx: BotContext, draft: Draft) -> None:
 
 def create_job(ctx: BotContext, draft: Draft, send_at: datetime | None = None) -> BroadcastJob:
     """Create the draft's job (now, or scheduled for send_at) as this admin; its progress comes to this chat."""
-    return jobs.create_from_draft(draft, send_at, created_by=ctx.user_id, settings=ctx.settings, lang=ctx.lang,
-                                  actor=audit.admin_actor(ctx.user_id), progress_chat_id=ctx.chat_id,
-                                  action=audit.CONFIRMED)
+    return creation.create_from_draft(draft, send_at, created_by=ctx.user_id, settings=ctx.settings, lang=ctx.lang,
+                                      actor=audit.admin_actor(ctx.user_id), progress_chat_id=ctx.chat_id,
+                                      action=audit.CONFIRMED)
 
 
 def creation_refused(ctx: BotContext, draft: Draft, exc: ValueError) -> None:
@@ -248,14 +250,14 @@ def creation_refused(ctx: BotContext, draft: Draft, exc: ValueError) -> None:
     A job cancelled while it was prepared was the admin's own choice: they are told so, and the draft ends.
     """
     ctx.end_transaction()
-    if isinstance(exc, jobs.CancelledWhilePreparing):
+    if isinstance(exc, creation.CancelledWhilePreparing):
         ctx.reply("wiz_cancelled_preparing", id=exc.job_id, count=exc.total)
         return
     if isinstance(exc, variants.VariantRefused):
         ctx.reply(exc.key, **exc.values)
         return
     admins.restore_state(ctx.user_id, STEP_AUDIENCE, draft.without_preview().to_json())
-    if isinstance(exc, jobs.EmptyAudience):
+    if isinstance(exc, creation.EmptyAudience):
         ctx.reply("wiz_empty_audience", audience_keyboard(ctx, draft))
     else:
         ctx.reply("wiz_create_failed", error=str(exc))

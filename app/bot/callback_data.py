@@ -17,8 +17,8 @@ from typing import NamedTuple
 from app.bot.buttons import SPEC
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
-from app.services.broadcast.send_time import PRESETS
-from app.services.broadcast.variants import LANG_CODE
+from app.services.broadcast.content.variants import LANG_CODE
+from app.services.broadcast.schedule.send_time import PRESETS
 from app.settings_schema import DEFS
 
 MAX_BYTES = 64  # Telegram's own limit on callback_data

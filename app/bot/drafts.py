@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from telegram import Message
 
-from app.services.broadcast.button_url import url_problem
-from app.services.broadcast.greeting import has_greeting
-from app.services.broadcast.text_rules import CAPTION_LIMIT, TEXT_LIMIT, measured, utf16_len
+from app.services.broadcast.content.button_url import url_problem
+from app.services.broadcast.content.greeting import has_greeting
+from app.services.broadcast.content.text_rules import CAPTION_LIMIT, TEXT_LIMIT, measured, utf16_len
 
 BUTTON_TEXT_LIMIT = 64
 # The draft's JSON key holding a plain text message's HTML: with language versions it is sent as text.

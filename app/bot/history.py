@@ -10,10 +10,11 @@ from app.extensions import db
 from app.models.broadcast import PAUSED
 from app.repository.db_clock import db_utcnow
 from app.services import audit, stats
-from app.services.broadcast import clicks, jobs
-from app.services.broadcast.cron_watch import late_line
-from app.services.broadcast.offers import offers
-from app.services.broadcast.progress import (
+from app.services.broadcast.jobs import control
+from app.services.broadcast.jobs.offers import offers
+from app.services.broadcast.jobs.status import JobView, Offers, job_status
+from app.services.broadcast.reporting import clicks
+from app.services.broadcast.reporting.progress import (
     action_counts,
     action_title,
     clicks_line,
@@ -22,7 +23,7 @@ from app.services.broadcast.progress import (
     rate_text,
     unsent_line,
 )
-from app.services.broadcast.status import JobView, Offers, job_status
+from app.services.broadcast.schedule.cron_watch import late_line
 from app.services.settings import load_settings
 from app.texts import TEXTS, t
 
@@ -54,7 +55,7 @@ def on_stats(ctx: BotContext) -> None:
 
 def on_jobs(ctx: BotContext) -> None:
     """List the newest jobs, one button each, with status and progress."""
-    rows = [job_status(job) for job in jobs.list_jobs(limit=RECENT_JOBS)]
+    rows = [job_status(job) for job in control.list_jobs(limit=RECENT_JOBS)]
     if not rows:
         ctx.reply("jobs_empty")
         return
@@ -71,7 +72,7 @@ def on_job_list(ctx: BotContext, _arg: object) -> None:
 @button("j.view", "job_view", arg="id")
 def on_job_view(ctx: BotContext, job_id: int) -> None:
     """Show one job: counters, rate, duration, author, its audit log and the actions of its state."""
-    job = jobs.get_job(job_id)
+    job = control.get_job(job_id)
     if job is None:
         ctx.answer("cb_unknown_job")
         return
@@ -82,7 +83,7 @@ def on_job_view(ctx: BotContext, job_id: int) -> None:
 def rerender(ctx: BotContext, job_id: int) -> None:
     """Edit the pressed job view after one of its actions (the progress message is refreshed elsewhere)."""
     query = ctx.update.callback_query
-    job = jobs.get_job(job_id)
+    job = control.get_job(job_id)
     if job is None or query is None or query.message is None or query.message.message_id == job.progress_message_id:
         return
     text, markup = _view(job, ctx.lang)

@@ -6,8 +6,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton,
 from app.bot.callback_data import build
 from app.models.audience import AUDIENCES, MEMBER_AUDIENCES
 from app.models.broadcast import PAUSED, QUEUED, RUNNING, TERMINAL
-from app.services.broadcast.send_time import PRESETS
-from app.services.broadcast.status import JobView, Offers
+from app.services.broadcast.jobs.status import JobView, Offers
+from app.services.broadcast.schedule.send_time import PRESETS
 from app.settings_schema import DEFS, format_value
 from app.texts import t
 
@@ -77,7 +77,7 @@ def job_actions(lang: str, job_id: int, status: str, offer: Offers = Offers()) -
     """Return a job view's buttons: the actions its state allows and that would act, then "back to the list".
 
     offer: whom a retry would reach and whether unsend / edit would be accepted
-    (app.services.broadcast.offers: the same checks the actions run).
+    (app.services.broadcast.jobs.offers: the same checks the actions run).
     """
     rows = []
     if status in (RUNNING, QUEUED):

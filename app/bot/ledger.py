@@ -8,7 +8,7 @@ import time
 from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.services import audit
-from app.services.broadcast import export
+from app.services.broadcast.reporting import export
 from app.telegram.errors import TelegramError
 
 log = logging.getLogger(__name__)

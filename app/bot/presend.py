@@ -20,9 +20,9 @@ from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, STEP_PREVIEW, current_w
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins, users
-from app.services.broadcast import jobs
-from app.services.broadcast.draft import Draft
-from app.services.broadcast.estimate import (
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.jobs.estimate import (
     STAR_PER_MESSAGE,
     capped_by_statements,
     estimate_seconds,
@@ -31,7 +31,7 @@ from app.services.broadcast.estimate import (
     pending_ahead,
     send_rate,
 )
-from app.services.broadcast.send_time import to_persian_digits
+from app.services.broadcast.schedule.send_time import to_persian_digits
 from app.telegram.errors import TelegramError
 from app.texts import t
 
@@ -62,7 +62,7 @@ def parts(draft: Draft) -> int:
 
 def count(draft: Draft) -> int:
     """Count the draft's recipients now, with the WHERE population will use."""
-    return jobs.count_recipients(draft.target)
+    return creation.count_recipients(draft.target)
 
 
 def toggled(draft: Draft, option: str) -> Draft:
@@ -129,7 +129,7 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
 
     def render() -> None:
         if not delivered(preview):
-            counts = jobs.audience_counts()
+            counts = creation.audience_counts()
             ctx.send(ctx.text("wiz_preview_failed"), keyboards.audience(ctx.lang, counts, draft.draft_id,
                                                                       members=ctx.main_channel_id is not None))
             return
@@ -194,7 +194,7 @@ def statement_cap_text(ctx: BotContext, paid: bool) -> str:
 
 def variants_line(ctx: BotContext, draft: Draft) -> str:
     """Say how many recipients get each language version, with the WHERE and the match population will use."""
-    per = jobs.variant_counts(draft.target, list(draft.variants))
+    per = creation.variant_counts(draft.target, list(draft.variants))
     names = [(ctx.text("var_default"), per.get(None, 0))] + [(code, per.get(code, 0)) for code in draft.variants]
     return ctx.text("var_presend_line", counts=ctx.text("list_sep").join(f"{name}: {n}" for name, n in names))
 

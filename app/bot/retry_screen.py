@@ -26,9 +26,12 @@ from app.bot.context import BotContext
 from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, current_draft
 from app.models.broadcast import CANCELLED, CONTENT_ALBUM, CONTENT_TEXT, KIND_SEND, PAUSED
 from app.services import admins, audit
-from app.services.broadcast import jobs, retry, runner, variants
-from app.services.broadcast.draft import Draft
-from app.services.broadcast.estimate import estimate_seconds, format_estimate, pending_ahead
+from app.services.broadcast.actions import retry
+from app.services.broadcast.content import variants
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.jobs.estimate import estimate_seconds, format_estimate, pending_ahead
+from app.services.broadcast.sending import runner
 from app.texts import t
 
 log = logging.getLogger(__name__)
@@ -50,7 +53,7 @@ def on_retry_unknown(ctx: BotContext, job_id: int) -> None:
 
 def _screen(ctx: BotContext, job_id: int, include_unknown: bool, answered: bool = False) -> None:
     """Check the job can be retried, then store a new preview id and show the screen; else answer why not."""
-    job = jobs.get_job(job_id)
+    job = control.get_job(job_id)
     refusal = _refusal(job, include_unknown)
     if refusal is not None:
         if not answered:
@@ -104,7 +107,7 @@ def _paid_now(ctx: BotContext, job) -> bool:
 def _as_draft(job) -> Draft:
     """Return the job's content in the wizard's draft form, for the preview."""
     if job.content_type == CONTENT_ALBUM:
-        content = {"type": CONTENT_ALBUM, "from_chat_id": job.from_chat_id, "message_ids": jobs.album_ids(job)}
+        content = {"type": CONTENT_ALBUM, "from_chat_id": job.from_chat_id, "message_ids": creation.album_ids(job)}
     elif job.content_type == CONTENT_TEXT:
         content = {"type": "text", "text": job.text}
     else:
@@ -160,7 +163,7 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     draft = current_draft(ctx, (STEP_RETRY,), CONFIRM_ID, token)
     if draft is None:
         return
-    job = jobs.get_job(draft["job_id"])
+    job = control.get_job(draft["job_id"])
     if job is not None and _paid_now(ctx, job) != draft["paid"]:
         # The screen showed another paid flag than the setting now says: show the truth first.
         ctx.answer("retry_paid_changed", alert=True)

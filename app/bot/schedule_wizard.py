@@ -17,9 +17,11 @@ from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.repository.db_clock import db_utcnow
 from app.services import admins, audit
-from app.services.broadcast import jobs, runner, schedule
-from app.services.broadcast.draft import Draft
-from app.services.broadcast.send_time import SendTimeError, describe, parse_send_time, preset_time
+from app.services.broadcast.jobs import control
+from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.schedule import releases
+from app.services.broadcast.schedule.send_time import SendTimeError, describe, parse_send_time, preset_time
+from app.services.broadcast.sending import runner
 
 log = logging.getLogger(__name__)
 STEP_NEW, STEP_RETIME = "sched:new", "sched:retime"
@@ -44,7 +46,7 @@ def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
 @button("w.retime", "retime", arg="id")
 def on_retime(ctx: BotContext, job_id: int) -> None:
     """'Change time' under a scheduled job: ask for its new time."""
-    if not schedule.is_scheduled(jobs.get_job(job_id)):
+    if not releases.is_scheduled(control.get_job(job_id)):
         ctx.answer("sched_gone", alert=True)
         return
     ctx.answer()
@@ -127,7 +129,7 @@ def retime(ctx: BotContext, draft: dict, send_at: datetime) -> None:
     """Move the job's time, unless it has started or was cancelled meanwhile."""
     job_id = draft["job_id"]
     try:
-        ok = schedule.reschedule(job_id, send_at, actor=audit.admin_actor(ctx.user_id))
+        ok = releases.reschedule(job_id, send_at, actor=audit.admin_actor(ctx.user_id))
     except SendTimeError as exc:
         ctx.end_transaction()
         admins.restore_state(ctx.user_id, STEP_RETIME, draft)
@@ -143,7 +145,7 @@ def retime(ctx: BotContext, draft: dict, send_at: datetime) -> None:
 
 def on_list(ctx: BotContext) -> None:
     """/scheduled: one message per waiting job, soonest first, each with change-time / cancel buttons."""
-    waiting = schedule.scheduled_jobs(LIST_LIMIT)
+    waiting = releases.scheduled_jobs(LIST_LIMIT)
     if not waiting:
         ctx.reply("sched_none")
     for job in waiting:
@@ -156,12 +158,12 @@ def on_list(ctx: BotContext) -> None:
 @button("w.send_now", "send_now", arg="id")
 def on_send_now(ctx: BotContext, job_id: int) -> None:
     """'Send now' under a missed schedule's question: queue it and run the request's bounded pumps."""
-    if not schedule.is_scheduled(jobs.get_job(job_id)):
+    if not releases.is_scheduled(control.get_job(job_id)):
         ctx.answer("sched_gone", alert=True)
         return
 
     def run() -> None:
-        released = schedule.send_now(job_id, actor=audit.admin_actor(ctx.user_id))
+        released = releases.send_now(job_id, actor=audit.admin_actor(ctx.user_id))
         ctx.end_transaction()
         if not released:  # another admin answered first, or it was cancelled
             ctx.answer("sched_gone", alert=True)

@@ -6,7 +6,7 @@ from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.bot.profile import profile_of
 from app.services import users
-from app.services.broadcast.content import OPTOUT_DATA
+from app.services.broadcast.content.methods import OPTOUT_DATA
 
 
 def on_stop(ctx: BotContext) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from app.bot.context import BotContext
-from app.services.broadcast import text_rules
+from app.services.broadcast.content import text_rules
 
 
 def refuse_text(ctx: BotContext, exc: text_rules.TextRefused, empty_key: str) -> None:

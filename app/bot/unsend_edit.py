@@ -22,8 +22,11 @@ from app.bot.drafts import MEDIA_KINDS
 from app.bot.text_refusal import refuse_text
 from app.models.broadcast import KIND_EDIT, KIND_UNSEND, BroadcastJob
 from app.services import admins, audit
-from app.services.broadcast import actions, greeting, jobs, runner, text_rules, variants
-from app.services.broadcast.content import url_button
+from app.services.broadcast.actions import unsend_edit
+from app.services.broadcast.content import greeting, text_rules, variants
+from app.services.broadcast.content.methods import url_button
+from app.services.broadcast.jobs import control
+from app.services.broadcast.sending import runner
 
 log = logging.getLogger(__name__)
 STEP_UNSEND1, STEP_UNSEND2 = "act:unsend1", "act:unsend2"
@@ -41,7 +44,7 @@ def on_unsend(ctx: BotContext, job_id: int) -> None:
         return
     ctx.answer()
     _ask(ctx, STEP_UNSEND1, {"job_id": job_id}, "unsend_confirm1", "btn_unsend_yes1", id=job_id,
-         total=jobs.get_job(job_id).sent_count)
+         total=control.get_job(job_id).sent_count)
 
 
 @button("j.edit", "edit_all", arg="id")
@@ -50,11 +53,11 @@ def on_edit(ctx: BotContext, job_id: int) -> None:
     if not _actionable(ctx, job_id, KIND_EDIT):
         return
     ctx.answer()
-    source = jobs.get_job(job_id)
+    source = control.get_job(job_id)
     token = new_token()
     if variants.of(source):
         # One version at a time, each with its own text: one language's words never reach another's copies.
-        per = actions.copies_per_variant(job_id)
+        per = unsend_edit.copies_per_variant(job_id)
         counts = [(variants.label(code), version_name(ctx, code), per.get(code, 0))
                   for code in [None, *variants.of(source)]]
         admins.set_state(ctx.user_id, STEP_EDIT_PICK, {"job_id": job_id, TOKEN: token})
@@ -62,7 +65,7 @@ def on_edit(ctx: BotContext, job_id: int) -> None:
         return
     key = "edit_ask_text" if source.content_type == "text" else "edit_ask_caption"
     admins.set_state(ctx.user_id, STEP_EDIT, {"job_id": job_id, TOKEN: token})
-    ctx.reply(key, keyboards.action_abort(ctx.lang, token), id=job_id, limit=actions.edit_limit(source))
+    ctx.reply(key, keyboards.action_abort(ctx.lang, token), id=job_id, limit=unsend_edit.edit_limit(source))
 
 
 def version_name(ctx: BotContext, code: str | None) -> str:
@@ -78,17 +81,17 @@ def on_edit_variant(ctx: BotContext, token: str, variant: str) -> None:
         ctx.answer("wiz_expired")
         return
     job_id = state[1]["job_id"]
-    source = jobs.get_job(job_id)
+    source = control.get_job(job_id)
     code = None if variant == variants.DEFAULT else variant
     if source is None or (code is not None and code not in variants.of(source)):
         ctx.answer("wiz_expired")
         return
     ctx.answer()
-    n = actions.copies_per_variant(job_id).get(code, 0)
+    n = unsend_edit.copies_per_variant(job_id).get(code, 0)
     new = new_token()
     admins.set_state(ctx.user_id, STEP_EDIT, {"job_id": job_id, VARIANT: variant, TOKEN: new})
     ctx.reply("edit_ask_variant", keyboards.action_abort(ctx.lang, new), id=job_id, name=version_name(ctx, code),
-              n=n, limit=actions.edit_limit(source))
+              n=n, limit=unsend_edit.edit_limit(source))
 
 
 def on_input(ctx: BotContext, step: str, draft: dict) -> None:
@@ -104,12 +107,12 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
     else:
         ctx.reply("edit_need_text")
         return
-    source = jobs.get_job(draft["job_id"])
+    source = control.get_job(draft["job_id"])
     if source is None:
         ctx.reply("cb_unknown_job")
         return
     try:
-        text = text_rules.check(text, actions.edit_limit(source))
+        text = text_rules.check(text, unsend_edit.edit_limit(source))
     except text_rules.TextRefused as exc:
         refuse_text(ctx, exc, "edit_need_text")
         return
@@ -158,13 +161,13 @@ def on_no(ctx: BotContext, token: str, _arg: object) -> None:
 
 def _actionable(ctx: BotContext, job_id: int, kind: str) -> bool:
     """Answer why the job cannot be unsent/edited now (an alert), or return True."""
-    source = jobs.get_job(job_id)
+    source = control.get_job(job_id)
     if source is None:
         ctx.answer("cb_unknown_job")
         return False
     try:
-        actions.check_source(source, kind)
-    except actions.NotActionable as exc:
+        unsend_edit.check_source(source, kind)
+    except unsend_edit.NotActionable as exc:
         ctx.answer(exc.key, alert=True, **exc.values)
         return False
     return True
@@ -193,7 +196,7 @@ def _ask(ctx: BotContext, step: str, draft: dict, key: str, yes_key: str, **valu
 
 def _unreachable_note(ctx: BotContext, job_id: int) -> str:
     """Return the line naming the copies no action can reach (their answer was lost), or nothing."""
-    unknown = actions.unreachable(job_id)
+    unknown = unsend_edit.unreachable(job_id)
     return ctx.text("act_unreachable", n=unknown) if unknown else ""
 
 
@@ -204,13 +207,13 @@ def _create(ctx: BotContext, kind: str, draft: dict) -> None:
                   settings=ctx.settings)
     try:
         if kind == KIND_UNSEND:
-            job = actions.unsend_job(job_id, **common)
+            job = unsend_edit.unsend_job(job_id, **common)
         elif draft.get(VARIANT) not in (None, variants.DEFAULT):
-            job = actions.edit_job(job_id, None, variants={draft[VARIANT]: draft["text"]}, **common)
+            job = unsend_edit.edit_job(job_id, None, variants={draft[VARIANT]: draft["text"]}, **common)
         else:
             # Without versions: every copy; with versions ("default"): the default's copies only.
-            job = actions.edit_job(job_id, draft["text"], **common)
-    except actions.NotActionable as exc:
+            job = unsend_edit.edit_job(job_id, draft["text"], **common)
+    except unsend_edit.NotActionable as exc:
         ctx.end_transaction()
         log.info("admin %s: %s of job %s refused: %s", ctx.user_id, kind, job_id, exc)
         ctx.reply(exc.key, **exc.values)

@@ -4,7 +4,7 @@ Steps (admin_states, the draft's JSON carries the code being asked for):
   wiz:button        the button step; its keyboard offers the versions beside "no button"
   wiz:variant_lang  waiting for a two-letter language code ("another language")
   wiz:variant       waiting for that version's text (a caption for a copied media message)
-Each version is checked as the engine will check it (app.services.broadcast.variants),
+Each version is checked as the engine will check it (app.services.broadcast.content.variants),
 so the pre-send screen never shows a version the Confirm would refuse. Albums
 never reach the button step: they take no versions.
 """
@@ -19,8 +19,8 @@ from app.bot.text_refusal import refuse_text
 from app.bot.wizard_state import DRAFT_ID, STEP_BUTTON, current_wizard_draft
 from app.models.broadcast import CONTENT_COPY, CONTENT_TEXT
 from app.services import admins
-from app.services.broadcast import text_rules, variants
-from app.services.broadcast.draft import Draft
+from app.services.broadcast.content import text_rules, variants
+from app.services.broadcast.jobs.draft import Draft
 
 STEP_VARIANT_LANG, STEP_VARIANT = "wiz:variant_lang", "wiz:variant"
 ASKED = "variant_code"  # the draft's JSON key of the code whose text is awaited

@@ -5,7 +5,7 @@ import logging
 
 from app.bot.context import BotContext
 from app.services import admins
-from app.services.broadcast.draft import Draft
+from app.services.broadcast.jobs.draft import Draft
 
 log = logging.getLogger("app.bot.broadcast_wizard")
 STEP_MESSAGE, STEP_BUTTON = "wiz:message", "wiz:button"

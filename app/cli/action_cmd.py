@@ -6,8 +6,9 @@ import click
 from app.cli.broadcast_cmd import JOB_ID, broadcast_group
 from app.cli.common import CommandError
 from app.services import audit
-from app.services.broadcast import actions, text_rules
-from app.services.broadcast.variants import VariantRefused
+from app.services.broadcast.actions import unsend_edit
+from app.services.broadcast.content import text_rules
+from app.services.broadcast.content.variants import VariantRefused
 from app.services.settings import load_settings
 
 
@@ -19,8 +20,8 @@ def unsend_cmd(job_id: int) -> None:
     The deletion runs like a send (pump/cron): pause, cancel and status work on its id.
     """
     try:
-        job = actions.unsend_job(job_id, actor=audit.ACTOR_CLI, lang="en", settings=load_settings())
-    except actions.NotActionable as exc:
+        job = unsend_edit.unsend_job(job_id, actor=audit.ACTOR_CLI, lang="en", settings=load_settings())
+    except unsend_edit.NotActionable as exc:
         raise CommandError(str(exc)) from None
     _note_unreachable(job_id)
     click.echo(job.id)
@@ -28,7 +29,7 @@ def unsend_cmd(job_id: int) -> None:
 
 def _note_unreachable(job_id: int) -> None:
     """Say on stderr how many copies the action cannot reach, and why (stdout keeps the job id alone)."""
-    unknown = actions.unreachable(job_id)
+    unknown = unsend_edit.unreachable(job_id)
     if unknown:
         click.echo(f"note: {unknown} copies of job {job_id} are unknown: Telegram's answer for them was lost, so "
                    f"there is no message id to act on; if they arrived, they stay as they are", err=True)
@@ -54,9 +55,9 @@ def edit_cmd(job_id: int, text: str | None, variants: tuple) -> None:
     if len(set(codes)) != len(codes):
         raise CommandError("--variant: each language once", exit_code=2)
     try:
-        job = actions.edit_job(job_id, text, actor=audit.ACTOR_CLI, lang="en", settings=load_settings(),
-                               variants=dict(variants))
-    except actions.NotActionable as exc:
+        job = unsend_edit.edit_job(job_id, text, actor=audit.ACTOR_CLI, lang="en", settings=load_settings(),
+                                   variants=dict(variants))
+    except unsend_edit.NotActionable as exc:
         raise CommandError(str(exc)) from None
     except VariantRefused as exc:
         raise CommandError(f"--variant: {exc}", exit_code=2) from None

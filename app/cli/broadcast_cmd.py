@@ -14,11 +14,14 @@ from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast import jobs, schedule, variant_stats
-from app.services.broadcast.draft import Draft
-from app.services.broadcast.send_time import SendTimeError, parse_iso
-from app.services.broadcast.status import job_status
-from app.services.broadcast.variants import MEDIA, VariantRefused, check_cli_pairs
+from app.services.broadcast.content.variants import MEDIA, VariantRefused, check_cli_pairs
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs import purge as jobs_purge
+from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.reporting import variant_stats
+from app.services.broadcast.schedule import releases
+from app.services.broadcast.schedule.send_time import SendTimeError, parse_iso
 from app.services.settings import load_settings
 
 # Ids are BIGINT (SQLite INTEGER): anything larger cannot exist, and SQLite
@@ -43,7 +46,7 @@ broadcast_group.add_command(runs_command)
 
 def _existing_job(job_id: int):
     """Return the job or exit 1 naming the missing id."""
-    job = jobs.get_job(job_id)
+    job = control.get_job(job_id)
     if job is None:
         raise CommandError(f"no broadcast job {job_id}")
     return job
@@ -86,8 +89,8 @@ def _album_ids(value: str) -> list[int]:
     except ValueError:
         raise click.BadParameter("a comma-separated list of message ids, e.g. 10,11,12",
                                  param_hint="--message-ids") from None
-    if not ALBUM_MIN_PARTS <= len(ids) <= jobs.ALBUM_MAX_PARTS:
-        raise CommandError(f"--message-ids: a Telegram album has {ALBUM_MIN_PARTS} to {jobs.ALBUM_MAX_PARTS} "
+    if not ALBUM_MIN_PARTS <= len(ids) <= creation.ALBUM_MAX_PARTS:
+        raise CommandError(f"--message-ids: a Telegram album has {ALBUM_MIN_PARTS} to {creation.ALBUM_MAX_PARTS} "
                            f"parts, got {len(ids)} distinct ids (one message goes with --message-id)", exit_code=2)
     if not 1 <= ids[0] or ids[-1] > MAX_ID:
         raise click.BadParameter("positive message ids", param_hint="--message-ids")
@@ -149,12 +152,12 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
     send_at = _send_at(at) if at is not None else None
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
-        job = jobs.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
-                                     actor=audit.ACTOR_CLI)
-    except jobs.EmptyAudience:
+        job = creation.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
+                                         actor=audit.ACTOR_CLI)
+    except creation.EmptyAudience:
         suffix = " after its filters" if target.filtered else ""
         raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
-    except jobs.CancelledWhilePreparing as exc:
+    except creation.CancelledWhilePreparing as exc:
         raise CommandError(str(exc)) from None
     except SendTimeError as exc:
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
@@ -168,7 +171,7 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
 def list_jobs(as_json: bool, limit: int) -> None:
     """List the newest jobs."""
-    rows = [english_status(job_status(job).as_dict()) for job in jobs.list_jobs(limit=limit)]
+    rows = [english_status(job_status(job).as_dict()) for job in control.list_jobs(limit=limit)]
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -199,7 +202,7 @@ def _transition(job_id: int, verb: str, action) -> None:
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def cancel(job_id: int) -> None:
     """Cancel a job: in-flight sends finish, no new batch is claimed."""
-    _transition(job_id, "cancelled", lambda i: jobs.cancel_job(i, actor=audit.ACTOR_CLI))
+    _transition(job_id, "cancelled", lambda i: control.cancel_job(i, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("pause")
@@ -207,14 +210,14 @@ def cancel(job_id: int) -> None:
 @click.option("--reason", default="paused from the command line", show_default=True)
 def pause(job_id: int, reason: str) -> None:
     """Pause a queued or running job."""
-    _transition(job_id, "paused", lambda i: jobs.pause_job(i, reason=reason, actor=audit.ACTOR_CLI))
+    _transition(job_id, "paused", lambda i: control.pause_job(i, reason=reason, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("resume")
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def resume(job_id: int) -> None:
     """Resume a paused job (it runs now, or queues behind the running one)."""
-    _transition(job_id, "resumed", lambda i: jobs.resume_job(i, actor=audit.ACTOR_CLI))
+    _transition(job_id, "resumed", lambda i: control.resume_job(i, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("reschedule")
@@ -223,14 +226,14 @@ def resume(job_id: int) -> None:
 def reschedule(job_id: int, at: str) -> None:
     """Give a scheduled job a new send time (until it starts)."""
     send_at = _send_at(at)
-    _transition(job_id, "rescheduled", lambda i: schedule.reschedule(i, send_at, actor=audit.ACTOR_CLI))
+    _transition(job_id, "rescheduled", lambda i: releases.reschedule(i, send_at, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("send-now")
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def send_now(job_id: int) -> None:
     """Queue a scheduled job at once (the answer to a missed schedule); cron or a pump sends it."""
-    _transition(job_id, "queued", lambda i: schedule.send_now(i, actor=audit.ACTOR_CLI))
+    _transition(job_id, "queued", lambda i: releases.send_now(i, actor=audit.ACTOR_CLI))
 
 
 @broadcast_group.command("purge")
@@ -238,7 +241,7 @@ def send_now(job_id: int) -> None:
               help="Finished at least this many days ago (items younger than 48 hours always stay).")
 def purge(days: int) -> None:
     """Delete the items of finished jobs; job rows and counters stay."""
-    result = jobs.purge_items(days)
+    result = jobs_purge.purge_items(days)
     cutoff = result["before"].isoformat(sep=" ", timespec="seconds")
     click.echo(f"removed {result['items']} items of {len(result['jobs'])} jobs finished before {cutoff} UTC "
                f"(items younger than 48 hours are always kept; job rows and counters stay)")

@@ -8,7 +8,8 @@ import click
 from app.cli.broadcast_cmd import JOB_ID, broadcast_group
 from app.cli.common import CommandError
 from app.services import audit
-from app.services.broadcast import export, retry
+from app.services.broadcast.actions import retry
+from app.services.broadcast.reporting import export
 from app.services.settings import load_settings
 
 

@@ -17,8 +17,9 @@ from app.db_errors import describe
 from app.extensions import db
 from app.models.pump_run import CLI
 from app.services import housekeeping
-from app.services.broadcast import drain, jobs
-from app.services.broadcast.cron_watch import run_recorded
+from app.services.broadcast.jobs import control
+from app.services.broadcast.schedule.cron_watch import run_recorded
+from app.services.broadcast.sending import drain
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def pump_command(job_id: int | None, seconds: int | None, forever: bool, interva
         raise click.UsageError("--interval only applies with --forever")
     settings = load_settings()
     if not forever:
-        if job_id is not None and jobs.get_job(job_id) is None:
+        if job_id is not None and control.get_job(job_id) is None:
             raise CommandError(f"no broadcast job {job_id}")
         seconds = seconds or settings["cron_pump_seconds"]
         echo_json(run_once(job_id, seconds, settings))

@@ -5,7 +5,7 @@ import click
 from flask.cli import with_appcontext
 
 from app.cli.common import echo_json, render_table
-from app.services.broadcast import cron_watch
+from app.services.broadcast.schedule import cron_watch
 from app.services.settings import load_settings
 
 COLUMNS = ("source", "runs", "processed_total", "last_started_at", "last_ms", "last_processed")

@@ -1,8 +1,8 @@
 """Checks of broadcast input typed on the command line (pure)."""
 from __future__ import annotations
 
-from app.services.broadcast import text_rules
-from app.services.broadcast.button_url import url_problem
+from app.services.broadcast.content import text_rules
+from app.services.broadcast.content.button_url import url_problem
 from app.texts import t
 
 # The button_text column's length (app/models/broadcast.py).

@@ -18,10 +18,10 @@ Job states (each transition is one guarded UPDATE in app.repository.broadcast_jo
   running -> completed  complete_if_done: no item pending or in flight
   draft|scheduled|queued|running|paused -> cancelled   cancel, by an admin
   paused  -> cancelled  retry of the paused job, in the retry's own transaction
-                        (app.services.broadcast.retry: its pending items go to the new job)
+                        (app.services.broadcast.actions.retry: its pending items go to the new job)
 Terminal states (completed, cancelled) never change again.
 
-Action jobs (kind 'unsend' or 'edit', app.services.broadcast.actions) go through the same states
+Action jobs (kind 'unsend' or 'edit', app.services.broadcast.actions.unsend_edit) go through the same states
 and the same pump; their items are the source job's sent items with its message_id (and an
 album's message_ids), and
 per kind the counters mean:
@@ -156,7 +156,7 @@ class BroadcastJob(db.Model):
     # An album: its parts' message ids as a JSON array, ascending (copyMessages keeps that order).
     source_message_ids: Mapped[str | None] = mapped_column(Text)
     text: Mapped[str | None] = mapped_column(Text)
-    # Language variants (app.services.broadcast.variants): a JSON object, language code -> text (a text
+    # Language variants (app.services.broadcast.content.variants): a JSON object, language code -> text (a text
     # broadcast) or caption (a copied media message); NULL: one content for everyone.
     variants: Mapped[str | None] = mapped_column(Text)
     parse_mode: Mapped[str | None] = mapped_column(String(16))
@@ -171,7 +171,7 @@ class BroadcastJob(db.Model):
     # Action jobs only (see the module docstring): copies already gone, and copies too old to delete.
     gone_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     too_old_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    # Clicks on the tracked button (app.services.broadcast.clicks): every valid one, and recipients who clicked.
+    # Clicks on the tracked button (services/broadcast/reporting/clicks.py): every valid one, and who clicked.
     clicks_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     clicks_unique: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     kind: Mapped[str] = mapped_column(String(8), default=KIND_SEND, server_default=KIND_SEND)

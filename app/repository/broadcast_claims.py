@@ -164,7 +164,7 @@ def expire_orphans(job_id: int, redo: bool = False, now: datetime | None = None)
     Called by the new lease holder: any item still 'sending' belongs to a pump
     whose lease expired, and its request may or may not have reached Telegram.
     Its sent_at is when it was settled: a copy may still land a while after
-    (app.services.broadcast.landing).
+    (app.services.broadcast.sending.landing).
     redo (action jobs): a delete or an edit is safe to repeat, so they go back to pending.
     """
     values = {"status": PENDING, "error": None} if redo else {

@@ -7,7 +7,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.extensions import db
 from app.services import albums, stats
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import population
+from app.services.broadcast.jobs import purge as jobs_purge
 from app.services.updates import purge_processed_updates
 
 log = logging.getLogger(__name__)
@@ -33,10 +34,10 @@ def run(settings: dict) -> dict:
     report = {"purged_updates": _safely("purging processed updates", lambda: purge_processed_updates(
         settings["processed_updates_keep_days"], max_rows=UPDATES_PER_TICK))}
     _safely("forgetting old album rows", lambda: _commit(albums.forget_all_old(ALBUM_ROWS_PER_TICK)))
-    _safely("discarding abandoned drafts", jobs.discard_abandoned_drafts)
+    _safely("discarding abandoned drafts", population.discard_abandoned_drafts)
     keep_days = settings["broadcast_items_keep_days"]
     if keep_days:
-        result = _safely("purging old broadcast items", lambda: jobs.purge_items(keep_days,
+        result = _safely("purging old broadcast items", lambda: jobs_purge.purge_items(keep_days,
                                                                                    max_items=ITEMS_PER_TICK))
         report["purged_items"] = result["items"] if result else None
     # Last: at a million users the recount is a few seconds of reading, once every SNAPSHOT_EVERY.

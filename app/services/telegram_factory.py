@@ -12,7 +12,7 @@ from flask import current_app
 from app.extensions import db
 from app.models.telegram_budget import FREE, PAID
 from app.repository.budget.engine import budget_engine
-from app.services.broadcast.estimate import send_rate
+from app.services.broadcast.jobs.estimate import send_rate
 from app.services.budget.chats import SharedChatPacer
 from app.services.budget.clock import BudgetClock
 from app.services.budget.jitter import JitterGauge

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.services.broadcast.telegram_html import Entity, HtmlError, parse_html, utf16_len
+from app.services.broadcast.content.telegram_html import Entity, HtmlError, parse_html, utf16_len
 
 __all__ = ["Entity", "HtmlError", "entity_dicts", "parse_html", "utf16_len"]
 

@@ -119,7 +119,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "act_opted_in": {"fa": "کاربر به پیام همگانی برگردانده شد", "en": "user opted back in to broadcasts"},
     "act_retried": {"fa": "دوباره ارسال شد", "en": "retried"},
     "act_exported": {"fa": "خروجی گرفته شد", "en": "exported"},
-    # Cron watch (app/services/broadcast/cron_watch.py): one alert per outage, and a line while cron is late.
+    # Cron watch (app/services/broadcast/schedule/cron_watch.py): one alert per outage, and a line while cron is late.
     "cron_alert": {
         "fa": "⏰ کران‌جاب اجرا نمی‌شود: آخرین اجرای cron (فراخوانی ‎/internal/pump‎) {last}.\n"
               "در انتظار ارسال:\n{waiting}\n"

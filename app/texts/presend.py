@@ -94,7 +94,7 @@ TEXTS: dict[str, dict[str, str]] = {
               " one message.\n",
     },
     "wiz_album_parts_line": {"fa": "🖼 آلبوم: {n} بخش برای هر نفر\n", "en": "🖼 Album: {n} parts to each user\n"},
-    # --- personal greeting (app/services/broadcast/greeting.py) ---
+    # --- personal greeting (app/services/broadcast/content/greeting.py) ---
     "greeting_fallback": {"fa": "کاربر", "en": "there"},
     "wiz_personal": {
         "fa": "👤 به جای {first_name} نام کوچک هر گیرنده نوشته می‌شود؛ اگر نامی نداشته باشد «کاربر» "

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect
 
 from app.extensions import db
-from app.services.broadcast import clicks
+from app.services.broadcast.reporting import clicks
 
 bp = Blueprint("clicks", __name__)
 

@@ -1,4 +1,4 @@
-"""Start the traffic fallback (app.services.broadcast.fallback) once a webhook answer is complete.
+"""Start the traffic fallback (app.services.broadcast.sending.fallback) once a webhook answer is complete.
 
 Measured, each with a response iterable whose close() sleeps 2 s (Content-Length set, keep-alive asked):
 - gunicorn 27, sync worker: the client has the whole response before close() runs, but that worker
@@ -53,7 +53,7 @@ def _start(app: Flask, inline: bool) -> None:
 
 def _run(app: Flask) -> None:
     """Run one fallback slice in an app context of its own; never raise (a background thread)."""
-    from app.services.broadcast.fallback import drain_slice
+    from app.services.broadcast.sending.fallback import drain_slice
 
     late = False
     try:

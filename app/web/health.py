@@ -14,7 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.db_errors import FIXES, MISSING_TABLES, UPGRADE, classify, describe
 from app.extensions import db
-from app.services.broadcast.cron_watch import cron_state
+from app.services.broadcast.schedule.cron_watch import cron_state
 from app.services.settings import load_settings
 
 bp = Blueprint("health", __name__)

@@ -10,8 +10,8 @@ from flask import Blueprint, current_app, jsonify, request
 from app.logging_setup import log_context
 from app.models.pump_run import CRON
 from app.services import housekeeping
-from app.services.broadcast import drain
-from app.services.broadcast.cron_watch import run_recorded
+from app.services.broadcast.schedule.cron_watch import run_recorded
+from app.services.broadcast.sending import drain
 from app.services.settings import load_settings
 from app.web.auth import secret_matches
 

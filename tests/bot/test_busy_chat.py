@@ -117,7 +117,7 @@ def progress_messages(simulator) -> list[dict]:
 @pytest.fixture
 def late_progress(app):
     """Start a job whose progress message goes to the late outbox (the admin's chat booked 2.5 s ahead)."""
-    from app.services.broadcast.runner import ensure_progress_message
+    from app.services.broadcast.sending.runner import ensure_progress_message
     from tests.broadcast.helpers import create_text_job, create_users, engine_settings
 
     telegram_factory.reset_clients()
@@ -147,12 +147,12 @@ def test_a_progress_message_sent_late_is_recorded_so_the_next_run_sends_no_secon
 
 
 def test_a_progress_message_landing_after_another_was_recorded_is_deleted(simulator, late_progress):
-    from app.services.broadcast import jobs
+    from app.services.broadcast.jobs import control
     from tests.broadcast.helpers import reload
 
     job, _ = late_progress
     other = simulator.add_message(ADMIN_ID, text="progress (another request's)")
-    jobs.set_progress_message(job, ADMIN_ID, other)  # recorded first, while the late one waits
+    control.set_progress_message(job, ADMIN_ID, other)  # recorded first, while the late one waits
     assert wait_until(lambda: simulator.stats()["calls"].get("deleteMessage", 0) == 1, 8)
     assert progress_messages(simulator) == [], "the late progress message was left beside the recorded one"
     assert reload(job).progress_message_id == other

@@ -9,9 +9,10 @@ import pytest
 from app.models.broadcast import CANCELLED
 from app.repository import broadcast_population as population
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
-from app.services.broadcast.status import job_status
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs import population as jobs_population
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.bot.wizard import all_jobs, press, send, texts_to
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
@@ -25,23 +26,23 @@ FAST = engine_settings(broadcast_rate_per_second=28)
 @pytest.fixture
 def cancel_between_chunks(monkeypatch):
     """Population in chunks of CHUNK; after the first chunk an admin cancels the draft (as `broadcast cancel` does)."""
-    monkeypatch.setattr(jobs, "POPULATE_CHUNK", CHUNK)
-    monkeypatch.setattr(jobs, "POPULATE_CHUNK_MYSQL", CHUNK)
+    monkeypatch.setattr(jobs_population, "POPULATE_CHUNK", CHUNK)
+    monkeypatch.setattr(jobs_population, "POPULATE_CHUNK_MYSQL", CHUNK)
     cancelled = []
     real = population.populate
 
     def populate(job_id, *args, **kwargs):
         real(job_id, *args, **kwargs)
         if not cancelled:
-            jobs.db.session.commit()  # the chunk, as populate_in_chunks commits it
-            cancelled.append(jobs.cancel_job(job_id, actor="cli"))
+            jobs_population.db.session.commit()  # the chunk, as populate_in_chunks commits it
+            cancelled.append(control.cancel_job(job_id, actor="cli"))
 
     monkeypatch.setattr(population, "populate", populate)
     return cancelled
 
 
 def _only_job():
-    [job] = jobs.list_jobs()
+    [job] = control.list_jobs()
     return job
 
 
@@ -57,7 +58,7 @@ def _assert_cancelled_and_honest(job_id: int) -> None:
 def test_create_job_refuses_and_the_job_stays_cancelled(app, simulator, cancel_between_chunks, scheduled):
     create_users(USERS)
     send_at = db_utcnow() + timedelta(hours=1) if scheduled else None
-    with pytest.raises(jobs.CancelledWhilePreparing, match="cancelled while it was being prepared"):
+    with pytest.raises(creation.CancelledWhilePreparing, match="cancelled while it was being prepared"):
         create_text_job(send_at=send_at)
     assert cancel_between_chunks == [True]
     job = _only_job()

@@ -1,7 +1,7 @@
 """Buttons under the progress message: continue, cancel, pause, resume."""
 import pytest
 
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import creation
 from app.services.settings import load_settings, set_setting
 from app.texts import t
 from tests.bot.wizard import all_jobs, last_answer, tap
@@ -18,7 +18,7 @@ def job_id(app, simulator):
     create_users(RECIPIENTS)
     source = simulator.add_message(ADMIN_ID, text="news")
     set_setting("webhook_pump_calls", "0")  # the continue taps below pump nothing unless asked
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={
         "type": "copy", "from_chat_id": ADMIN_ID, "message_id": source}, settings=load_settings(),
         progress_chat_id=ADMIN_ID)
     return job.id

@@ -3,7 +3,7 @@ import pytest
 from telegram import Message
 
 from app.bot.drafts import DraftError, copy_draft, parse_url_button, utf16_len
-from app.services.broadcast.button_url import url_problem
+from app.services.broadcast.content.button_url import url_problem
 from app.simulator.updates import message_update
 
 

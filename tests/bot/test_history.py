@@ -9,10 +9,10 @@ from app.extensions import db
 from app.models import BroadcastJob, User
 from app.models.user import CHANNEL_MEMBER
 from app.services import audit, users
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
-from app.services.broadcast.progress import format_duration
-from app.services.broadcast.status import job_status
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.reporting.progress import format_duration
+from app.services.broadcast.sending.drain import pump
 from app.services.settings import set_setting
 from app.services.users import Profile
 from app.texts import t
@@ -72,8 +72,8 @@ def test_stats_and_job_view_show_the_clicks_of_a_broadcast_with_a_button(client,
     create_user(ADMIN_ID)
     create_users([7001, 7002])
     settings = engine_settings()
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, settings=settings, button_text="b",
-                          button_url="https://example.com/x", content={"type": "text", "text": "hi"})
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, settings=settings, button_text="b",
+                              button_url="https://example.com/x", content={"type": "text", "text": "hi"})
     pump(job.id, 20, settings=settings)
     # Two clicks of one recipient: one recipient clicked, of the job's copies.
     db.session.execute(db.update(BroadcastJob).where(BroadcastJob.id == job.id).values(clicks_total=2, clicks_unique=1))
@@ -93,7 +93,7 @@ def test_recent_jobs_view_and_every_admin_action_is_audited(client, simulator):
     press(client, simulator, "w.no_button")
     press(client, simulator, "w.aud:all")
     press(client, simulator, "w.confirm")
-    [job] = jobs.list_jobs()
+    [job] = control.list_jobs()
     job_id = job.id
     assert trail(job_id) == [(f"admin:{ADMIN_ID}", "confirmed")]
 
@@ -140,8 +140,8 @@ def test_recent_jobs_view_and_every_admin_action_is_audited(client, simulator):
 def test_view_of_a_finished_cli_job_shows_counters_duration_and_its_trail(client, simulator):
     create_users(RECIPIENTS)
     settings = engine_settings()
-    job = jobs.create_job(audience="all", created_by=None, content={"type": "text", "text": "سلام"},
-                          settings=settings, lang="en", actor=audit.ACTOR_CLI)
+    job = creation.create_job(audience="all", created_by=None, content={"type": "text", "text": "سلام"},
+                              settings=settings, lang="en", actor=audit.ACTOR_CLI)
     assert pump(job.id, 10, settings=settings).stop == "done"
     job = reload(job.id)
     status = job_status(job)

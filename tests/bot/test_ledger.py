@@ -11,8 +11,10 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.services import audit
-from app.services.broadcast import export, jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs import purge as jobs_purge
+from app.services.broadcast.reporting import export
+from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.bot.test_history import trail, view_of
 from tests.bot.wizard import all_jobs, buttons, last_answer, offered, press, tap, texts_to
@@ -36,8 +38,8 @@ def finished_job_with_failures(simulator) -> int:
     simulator.state.set_chats("refuse", [REFUSED])
     simulator.state.set_chats("block", [BLOCKED])
     simulator.state.set_chats("lose", [LOST])
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر 🎉"},
-                          settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID))
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر 🎉"},
+                              settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID))
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
     simulator.state.set_chats("restore", [REFUSED, LOST])
     return job.id
@@ -111,8 +113,8 @@ def test_export_cells_that_start_like_formulas_reach_the_admin_as_text(client, s
     for user_id, name in names.items():
         create_user(user_id, username=name)
     simulator.state.set_chats("refuse", [7105])
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
-                          settings=engine_settings())
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
+                              settings=engine_settings())
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
     tap(client, simulator, f"j.view:{job.id}")
     press(client, simulator, "j.export", under=view_of(simulator, job.id))
@@ -132,8 +134,8 @@ def test_export_of_a_purged_job_says_its_ledger_was_purged_and_sends_no_file(cli
     db.session.execute(update(BroadcastJobItem).where(BroadcastJobItem.job_id == job_id)
                        .values(sent_at=nine_days_ago))
     db.session.commit()
-    assert jobs.purge_items(30)["jobs"] == {}  # finished nine days ago: kept by a 30-day purge
-    assert jobs.purge_items(7)["jobs"] == {job_id: 4}
+    assert jobs_purge.purge_items(30)["jobs"] == {}  # finished nine days ago: kept by a 30-day purge
+    assert jobs_purge.purge_items(7)["jobs"] == {job_id: 4}
     tap(client, simulator, f"j.view:{job_id}")
     view = view_of(simulator, job_id)
     press(client, simulator, "j.export", under=view)
@@ -147,9 +149,9 @@ def test_export_of_a_purged_job_says_its_ledger_was_purged_and_sends_no_file(cli
 def test_retry_of_a_paused_job_cancels_it_so_its_resume_cannot_send_twice(client, simulator):
     for user_id in (OK, REFUSED):
         create_user(user_id)
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
-                          settings=engine_settings())
-    assert jobs.pause_job(job.id)
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
+                              settings=engine_settings())
+    assert control.pause_job(job.id)
     tap(client, simulator, f"j.view:{job.id}")
     view = view_of(simulator, job.id)
     assert view["text"].endswith(t("retry_paused_note"))

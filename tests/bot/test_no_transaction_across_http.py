@@ -113,15 +113,15 @@ def test_start_and_wizard_never_call_telegram_inside_a_transaction(client, simul
 
 
 def test_job_controls_never_call_telegram_inside_a_transaction(client, simulator, calls):
-    from app.services.broadcast import jobs
+    from app.services.broadcast.jobs import creation
     from app.services.settings import load_settings, set_setting
 
     create_users(RECIPIENTS)
     set_setting("webhook_pump_calls", "0")
     source = simulator.add_message(ADMIN_ID, text="news")
-    first, second = (jobs.create_job(audience="all", created_by=ADMIN_ID, settings=load_settings(),
-                                     progress_chat_id=ADMIN_ID,
-                                     content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source}).id
+    first, second = (creation.create_job(audience="all", created_by=ADMIN_ID, settings=load_settings(),
+                                         progress_chat_id=ADMIN_ID,
+                                         content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source}).id
                      for _ in range(2))
     # No pump yet: the jobs stay open and their progress messages are edited.
     for data in (f"w.continue:{first}", f"w.pause:{first}", f"w.resume:{first}",

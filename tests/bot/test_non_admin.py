@@ -4,7 +4,7 @@ import json
 import pytest
 
 from app.services import audit
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import creation
 from app.services.settings import load_settings
 from app.texts import t
 from tests.bot.wizard import all_jobs, send, tap, texts_to
@@ -20,8 +20,8 @@ def running_job(app, simulator):
     """A running job of three recipients that nobody has pumped yet."""
     create_users([8101, 8102, 8103])
     source = simulator.add_message(ADMIN_ID, text="news")
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, settings=load_settings(), progress_chat_id=ADMIN_ID,
-                          content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source})
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, settings=load_settings(), progress_chat_id=ADMIN_ID,
+                              content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source})
     return job.id
 
 

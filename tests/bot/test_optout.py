@@ -2,7 +2,7 @@
 import pytest
 
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
-from app.services.broadcast.content import OPTOUT_DATA, action_params, message_params
+from app.services.broadcast.content.methods import OPTOUT_DATA, action_params, message_params
 from app.services.settings import set_setting
 from app.simulator.updates import my_chat_member_update
 from app.texts import t

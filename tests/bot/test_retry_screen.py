@@ -9,8 +9,8 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJob
 from app.services import audit
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.sending.drain import pump
 from app.services.settings import set_setting
 from app.texts import t
 from tests.bot.test_history import view_of
@@ -32,10 +32,11 @@ def cancelled_scheduled_job(content: dict | None = None, variants: dict | None =
     """A job for 20 users scheduled for tomorrow, cancelled before it sent anything."""
     for user_id in USERS:
         create_user(user_id)
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content=content or {"type": "text", "text": "خبر مهم"},
-                          settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID),
-                          send_at=utcnow() + timedelta(days=1), variants=variants)
-    assert jobs.cancel_job(job.id)
+    job = creation.create_job(audience="all", created_by=ADMIN_ID,
+                              content=content or {"type": "text", "text": "خبر مهم"},
+                              settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID),
+                              send_at=utcnow() + timedelta(days=1), variants=variants)
+    assert control.cancel_job(job.id)
     return job.id
 
 

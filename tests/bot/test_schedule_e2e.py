@@ -10,7 +10,7 @@ from datetime import timedelta, timezone
 import jdatetime
 import pytest
 
-from app.services.broadcast.send_time import describe, to_persian_digits, to_tehran
+from app.services.broadcast.schedule.send_time import describe, to_persian_digits, to_tehran
 from app.texts import t
 from tests.bot.test_schedule_missed_e2e import USERS, cron, db_now, press, user_deliveries
 from tests.bot.wizard import all_jobs, buttons, post

@@ -9,7 +9,7 @@ from sqlalchemy import update
 from app.extensions import db
 from app.models import BroadcastJob
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import creation
 from app.texts import t
 from tests.bot.wizard import all_jobs, buttons, offered, post
 from tests.conftest import ADMIN_ID, PUMP_TOKEN
@@ -55,8 +55,8 @@ def age_into_missed(job_id):
 
 def scheduled_job():
     create_users(USERS)
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
-                          send_at=db_now() + timedelta(hours=1), progress_chat_id=ADMIN_ID)
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "سلام"},
+                              send_at=db_now() + timedelta(hours=1), progress_chat_id=ADMIN_ID)
     age_into_missed(job.id)
     return job.id
 

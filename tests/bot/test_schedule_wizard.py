@@ -9,7 +9,7 @@ from app.bot.callback_data import Callback, parse
 from app.extensions import db
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast.send_time import describe, preset_time, to_persian_digits, to_tehran
+from app.services.broadcast.schedule.send_time import describe, preset_time, to_persian_digits, to_tehran
 from app.texts import t
 from tests.bot.wizard import all_jobs, buttons, last_answer, offered, press, send, step_of, tap, texts_to
 from tests.conftest import ADMIN_ID
@@ -183,13 +183,13 @@ def test_scheduled_lists_waiting_jobs_with_their_buttons(client, simulator, audi
     from sqlalchemy import update
 
     from app.models import BroadcastJob
-    from app.services.broadcast import jobs
+    from app.services.broadcast.jobs import creation
 
     send(client, simulator, "/scheduled")
     assert texts_to(simulator) == [t("sched_none")]
     def create(send_at=None):
-        return jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "x"},
-                               send_at=send_at)
+        return creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "x"},
+                                   send_at=send_at)
 
     later = create(db_now() + timedelta(days=2))
     sooner = create(db_now() + timedelta(hours=1))

@@ -5,8 +5,8 @@ import pytest
 
 from app.models.broadcast import KIND_EDIT, KIND_UNSEND
 from app.services import audit
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.sending.drain import pump
 from app.simulator.updates import message_update
 from app.texts import t
 from tests.bot.test_history import trail, view_of
@@ -24,8 +24,8 @@ def finished_job(simulator, **kw) -> int:
     for user_id in USERS:
         create_user(user_id)
     content = kw.pop("content", {"type": "text", "text": "خبر 🎉"})
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content=content,
-                          settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID), **kw)
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content=content,
+                              settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID), **kw)
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
     return job.id
 
@@ -146,13 +146,13 @@ def test_the_view_offers_only_the_actions_that_would_act(client, simulator):
 
 
 def test_unsend_from_the_bot_is_refused_with_the_reason_while_a_retry_runs(client, simulator):
-    from app.services.broadcast import retry
+    from app.services.broadcast.actions import retry
 
     for user_id in USERS:
         create_user(user_id)
     simulator.state.set_chats("refuse", [USERS[0]])
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر"},
-                          settings=engine_settings())
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر"},
+                              settings=engine_settings())
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
     simulator.state.set_chats("restore", [USERS[0]])
     again = retry.retry_job(job.id, settings=engine_settings())  # queued, not yet pumped
@@ -200,7 +200,7 @@ def test_a_new_text_near_the_limit_is_answered_never_dropped(client, simulator):
 
 
 def test_a_caption_is_measured_as_telegram_shows_it_by_the_bot_and_the_service_alike(client, simulator):
-    from app.services.broadcast import actions
+    from app.services.broadcast.actions import unsend_edit
 
     photo = simulator.add_message(ADMIN_ID, caption="قدیم", photo=True)
     job_id = finished_job(simulator, content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": photo})
@@ -210,7 +210,7 @@ def test_a_caption_is_measured_as_telegram_shows_it_by_the_bot_and_the_service_a
     send(client, simulator, photo=True, caption=over)
     assert texts_to(simulator)[-1] == t("edit_too_long", length=1025, limit=1024)
     with pytest.raises(ValueError, match="1025 characters.*at most 1024"):  # the service says the same
-        actions.edit_job(job_id, "&amp;" + "x" * 1024, settings=engine_settings())
+        unsend_edit.edit_job(job_id, "&amp;" + "x" * 1024, settings=engine_settings())
 
     send(client, simulator, photo=True, caption=over[:-1])  # exactly 1024 visible units
     assert texts_to(simulator)[-2:] == ["&amp;" + "x" * 1023, t("edit_confirm", id=job_id)]
@@ -237,7 +237,7 @@ def test_unsend_from_the_bot_names_the_copies_it_cannot_reach_before_and_after_t
         client, simulator, monkeypatch):
     from datetime import timedelta
 
-    from app.services.broadcast import landing
+    from app.services.broadcast.sending import landing
 
     monkeypatch.setattr(landing, "LANDING_WINDOW", timedelta(seconds=1))
     simulator.lose(USERS[0])  # delivered, answered 502: no message id

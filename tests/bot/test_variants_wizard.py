@@ -5,8 +5,8 @@ import json
 import pytest
 
 from app.services import audit
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.bot.wizard import all_jobs, last_answer, offered, press, send, step_of, tap, texts_to
 from tests.broadcast.helpers import engine_settings
@@ -110,9 +110,9 @@ def test_versions_that_would_be_refused_are_refused_at_once(client, simulator, p
 
 def finished_variant_job(simulator) -> int:
     """A finished broadcast with an English version, delivered to the four people."""
-    job = jobs.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر {first_name}"},
-                          variants={"en": "News {first_name}"}, settings=engine_settings(),
-                          actor=audit.admin_actor(ADMIN_ID))
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر {first_name}"},
+                              variants={"en": "News {first_name}"}, settings=engine_settings(),
+                              actor=audit.admin_actor(ADMIN_ID))
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
     return job.id
 

@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from app.services.broadcast import drain
+from app.services.broadcast.sending import drain
 from app.simulator.updates import message_update
 from app.texts import t
 from tests.bot.test_wizard_album_e2e import albums_in

@@ -10,9 +10,9 @@ from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem, User
 from app.models.user import CHANNEL_UNKNOWN
 from app.repository.broadcast_ledger import tallies
-from app.services.broadcast import jobs
-from app.services.broadcast.estimate import send_rate
-from app.services.broadcast.slots import claimed_at_most
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.estimate import send_rate
+from app.services.broadcast.sending.slots import claimed_at_most
 from app.settings_schema import defaults
 
 BASE_ID = 5_000_000_000  # above 2^31, like real Telegram user ids
@@ -39,8 +39,8 @@ def engine_settings(**overrides) -> dict:
 
 def create_text_job(audience: str = "all", text: str = "<b>سلام</b> به همه 👋", **kw):
     """Create a queued/running text job."""
-    return jobs.create_job(audience=audience, created_by=1001, content={"type": "text", "text": text},
-                           settings=kw.pop("settings", None) or engine_settings(), **kw)
+    return creation.create_job(audience=audience, created_by=1001, content={"type": "text", "text": text},
+                               settings=kw.pop("settings", None) or engine_settings(), **kw)
 
 
 def reload(job_id: int) -> BroadcastJob:
@@ -95,8 +95,8 @@ def job_status_counts(job: BroadcastJob) -> dict:
 
 def recorder_for(p, job: BroadcastJob, window: int):
     """Build the Recorder a Pump's run() would, from that pump's lease, outbox, clock and settings."""
-    from app.services.broadcast.notifier import Notifier
-    from app.services.broadcast.recorder import Recorder
+    from app.services.broadcast.reporting.notifier import Notifier
+    from app.services.broadcast.sending.recorder import Recorder
 
     notifier = Notifier(p.outbox, p.clock, p.deadline, worker=p.outbox_worker)
     return Recorder(job, window, lease=p.lease, notifier=notifier, settings=p.settings, clock=p.clock, sleep=p.sleep)

@@ -2,7 +2,7 @@
 import sys
 
 from app import create_app
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import engine_settings
 from tests.conftest import app_config
 

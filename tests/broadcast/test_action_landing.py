@@ -16,9 +16,11 @@ import pytest
 
 from app.extensions import db
 from app.models.broadcast import SENDING, UNKNOWN
-from app.services.broadcast import actions, jobs, landing
-from app.services.broadcast import lease as lease_module
-from app.services.broadcast.drain import pump
+from app.services.broadcast.actions import unsend_edit
+from app.services.broadcast.jobs import control, purge
+from app.services.broadcast.sending import landing
+from app.services.broadcast.sending import lease as lease_module
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import (
     BASE_ID,
     assert_consistent,
@@ -69,9 +71,9 @@ def on_the_wire(job_id: int, steady: float = 0.3) -> bool:
 def orphan_while_on_the_wire(job_id: int) -> None:
     """Cancel the job, age its lease and let cron count the item in flight unknown, while its request is out."""
     assert on_the_wire(job_id), "the pump put nothing on the wire"
-    assert jobs.cancel_job(job_id)
+    assert control.cancel_job(job_id)
     expire_lease(job_id)
-    assert jobs.expire_stopped_orphans() == 1
+    assert purge.expire_stopped_orphans() == 1
     assert item_ids(job_id, UNKNOWN)
 
 
@@ -86,10 +88,10 @@ def one_copy_orphaned_on_the_wire(app, simulator, latency_ms: int):
     return users, source, settings, thread, results
 
 
-def refusal(job_id: int) -> actions.NotActionable:
+def refusal(job_id: int) -> unsend_edit.NotActionable:
     """Return the refusal of an unsend of job_id now (fails if it is accepted)."""
-    with pytest.raises(actions.NotActionable) as refused:
-        actions.unsend_job(job_id, settings=engine_settings())
+    with pytest.raises(unsend_edit.NotActionable) as refused:
+        unsend_edit.unsend_job(job_id, settings=engine_settings())
     return refused.value
 
 
@@ -113,7 +115,7 @@ def test_a_copy_that_answers_after_its_lease_was_lost_is_recorded_sent_and_the_u
     assert (job.sent_count, job.unknown_count) == (1, 0)  # the late answer moved it from unknown to sent
     assert assert_consistent(source, simulator) == {"sent": 1}
     simulator.configure(latency_ms=0)
-    action = actions.unsend_job(source, settings=settings)
+    action = unsend_edit.unsend_job(source, settings=settings)
     run_to_completion(action.id, settings)
     assert reload(action.id).sent_count == 1
     assert not holders(simulator), "the copy that answered late survived the unsend"
@@ -134,7 +136,7 @@ def test_an_answer_later_than_the_landing_window_stays_unknown_and_the_unsend_na
     result = runner.invoke(args=["broadcast", "unsend", str(source)])
     assert result.exit_code != 0
     assert "no delivered copy with a known message id" in result.output
-    assert actions.unreachable(source) == 1
+    assert unsend_edit.unreachable(source) == 1
 
 
 def test_copies_whose_answer_was_given_up_on_hold_an_unsend_for_the_landing_window(app, simulator):

@@ -5,9 +5,9 @@ import pytest
 
 from app.extensions import db
 from app.models import BroadcastJobItem
-from app.services.broadcast import jobs
-from app.services.broadcast.content import message_params
-from app.services.broadcast.drain import pump
+from app.services.broadcast.content.methods import message_params
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_users, engine_settings, reload
 
 FAST = engine_settings(broadcast_rate_per_second=28)
@@ -16,8 +16,8 @@ FAST = engine_settings(broadcast_rate_per_second=28)
 def album_job(simulator, n_parts: int = 3, **kw):
     """Store an admin's album in the simulator and create a job for it."""
     ids = [simulator.add_message(1001, photo=f"p{i}", caption="آلبوم" if i == 0 else None) for i in range(n_parts)]
-    job = jobs.create_job(audience="all", created_by=1001, settings=kw.pop("settings", FAST),
-                          content={"type": "album", "from_chat_id": 1001, "message_ids": list(reversed(ids))}, **kw)
+    job = creation.create_job(audience="all", created_by=1001, settings=kw.pop("settings", FAST),
+                              content={"type": "album", "from_chat_id": 1001, "message_ids": list(reversed(ids))}, **kw)
     return job, ids
 
 
@@ -50,11 +50,11 @@ def test_album_content_is_checked(app, simulator):
     for bad, error in [({"message_ids": []}, "1 to 10 "), ({"message_ids": list(range(1, 12))}, "1 to 10 "),
                        ({"message_ids": ["x"]}, "integer"), ({"message_ids": [0, 1]}, "positive")]:
         with pytest.raises(ValueError, match=error):
-            jobs.create_job(audience="all", created_by=1, settings=FAST,
-                            content={"type": "album", "from_chat_id": 1001, **bad})
+            creation.create_job(audience="all", created_by=1, settings=FAST,
+                                content={"type": "album", "from_chat_id": 1001, **bad})
     with pytest.raises(ValueError, match="no button"):
-        jobs.create_job(audience="all", created_by=1, settings=FAST, button_text="Go", button_url="https://x.org",
-                        content={"type": "album", "from_chat_id": 1001, "message_ids": [1, 2]})
+        creation.create_job(audience="all", created_by=1, settings=FAST, button_text="Go", button_url="https://x.org",
+                            content={"type": "album", "from_chat_id": 1001, "message_ids": [1, 2]})
 
 
 def test_an_album_never_goes_paid(app, simulator):

@@ -9,7 +9,9 @@ from sqlalchemy.exc import DBAPIError
 from app.extensions import db
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast import jobs, retry, schedule
+from app.services.broadcast.actions import retry
+from app.services.broadcast.jobs import control
+from app.services.broadcast.schedule import releases
 from tests.broadcast.helpers import create_text_job, create_users, reload
 
 REFUSE = {
@@ -43,8 +45,8 @@ def refused(action) -> None:
 def test_a_refused_resume_leaves_no_audit_entry(app, simulator):
     create_users(2)
     job = create_text_job(actor=audit.ACTOR_CLI)
-    assert jobs.cancel_job(job.id, actor=audit.ACTOR_CLI)
-    assert jobs.resume_job(job.id, actor=audit.ACTOR_CLI) is None
+    assert control.cancel_job(job.id, actor=audit.ACTOR_CLI)
+    assert control.resume_job(job.id, actor=audit.ACTOR_CLI) is None
     assert [e["action"] for e in audit.entries(job.id)] == ["created", "cancelled"]
 
 
@@ -52,17 +54,17 @@ def test_an_audit_row_the_database_refuses_rolls_the_action_back_with_it(app, si
     create_users(3)
     job = create_text_job()  # no actor: nothing to audit yet
     with audit_refused():
-        refused(lambda: jobs.pause_job(job.id, actor=audit.ACTOR_CLI))
+        refused(lambda: control.pause_job(job.id, actor=audit.ACTOR_CLI))
         assert reload(job.id).status == "running"
-        refused(lambda: jobs.cancel_job(job.id, actor=audit.ACTOR_CLI))
+        refused(lambda: control.cancel_job(job.id, actor=audit.ACTOR_CLI))
         assert reload(job.id).status == "running"
-    assert jobs.pause_job(job.id)
+    assert control.pause_job(job.id)
     with audit_refused():
         refused(lambda: retry.retry_job(job.id, actor=audit.ACTOR_CLI))
         # Neither the paused job's cancel nor the new job survived the refused row.
-        assert reload(job.id).status == "paused" and [j.id for j in jobs.list_jobs()] == [job.id]
+        assert reload(job.id).status == "paused" and [j.id for j in control.list_jobs()] == [job.id]
     assert audit.entries(job.id) == []
-    assert jobs.cancel_job(job.id, actor=audit.ACTOR_CLI)  # the trigger was the only obstacle
+    assert control.cancel_job(job.id, actor=audit.ACTOR_CLI)  # the trigger was the only obstacle
     assert [e["action"] for e in audit.entries(job.id)] == ["cancelled"]
 
 
@@ -71,7 +73,7 @@ def test_a_refused_audit_row_rolls_a_reschedule_and_a_send_now_back(app, simulat
     send_at = db_utcnow().replace(microsecond=0) + timedelta(days=2)
     job = create_text_job(send_at=send_at)
     with audit_refused():
-        refused(lambda: schedule.reschedule(job.id, send_at + timedelta(days=1), actor=audit.ACTOR_CLI))
-        refused(lambda: schedule.send_now(job.id, actor=audit.ACTOR_CLI))
+        refused(lambda: releases.reschedule(job.id, send_at + timedelta(days=1), actor=audit.ACTOR_CLI))
+        refused(lambda: releases.send_now(job.id, actor=audit.ACTOR_CLI))
     assert (reload(job.id).status, reload(job.id).send_at) == ("scheduled", send_at)
     assert audit.entries(job.id) == []

@@ -1,7 +1,7 @@
 """The engine's own pauses are audited as "system" in their transaction, and alert every admin once."""
 from app.models.user import CHANNEL_MEMBER
 from app.services import audit
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, recorder_for, reload
 from tests.factories import create_user
@@ -31,8 +31,8 @@ def test_paid_cap_pause_is_audited_as_system_and_alerts_each_admin_once(app, sim
 
 def test_a_pause_the_engine_lost_to_an_admin_is_neither_audited_nor_alerted(app, simulator):
     """The admin paused first: the engine's guarded pause matches nothing, so it logs and sends nothing."""
-    from app.services.broadcast import jobs
-    from app.services.broadcast.pump import Pump
+    from app.services.broadcast.jobs import control
+    from app.services.broadcast.sending.pump import Pump
     from app.services.telegram_factory import get_client, new_outbox
 
     create_users(2)
@@ -41,7 +41,7 @@ def test_a_pause_the_engine_lost_to_an_admin_is_neither_audited_nor_alerted(app,
     p = Pump(job.id, 5, settings, get_client(settings), new_outbox(get_client(settings)), lambda: 0.0, lambda s: None)
     assert p.lease.acquire()
     recorder = recorder_for(p, reload(job.id), 1)
-    assert jobs.pause_job(job.id, "by hand", actor="admin:1001")
+    assert control.pause_job(job.id, "by hand", actor="admin:1001")
     recorder.paused_reason = "breaker"
     recorder._pause()
     assert recorder.paused_here is False

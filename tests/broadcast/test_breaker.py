@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from app.repository.broadcast_ledger import tallies
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import control
+from app.services.broadcast.sending.drain import pump
 from app.telegram.client import TelegramClient
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.broadcast.scripted_api import BLOCKED, SYSTEMIC, ScriptedApi
@@ -82,7 +82,7 @@ def test_a_success_or_a_skip_resets_the_streak(app, reset_by):
 def test_resume_after_the_breaker_sends_to_the_streak_once(app):
     job_id, ids, result, _ = run(lambda ids: {i: SYSTEMIC for i in ids[:THRESHOLD]})
     assert result.stop == "breaker"
-    assert jobs.resume_job(job_id) == "running"
+    assert control.resume_job(job_id) == "running"
     with ScriptedApi() as api:  # the fault is fixed
         client = TelegramClient(TOKEN, api.base_url, max_retries=0)
         try:

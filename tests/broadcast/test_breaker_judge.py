@@ -1,9 +1,9 @@
 """breaker.judge(): the streak, the stops and the trip one step's outcomes call for (pure, no database)."""
 import pytest
 
-from app.services.broadcast import outcomes as oc
-from app.services.broadcast.breaker import Decision, Streak, judge, kind_of
-from app.services.broadcast.stops import Stop
+from app.services.broadcast.sending import outcomes as oc
+from app.services.broadcast.sending.breaker import Decision, Streak, judge, kind_of
+from app.services.broadcast.sending.stops import Stop
 
 MAX = 3
 SENT = oc.OK

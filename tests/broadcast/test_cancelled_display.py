@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from app.services.broadcast import jobs
-from app.services.broadcast.progress import progress_text, summary_text
-from app.services.broadcast.runner import ensure_progress_message
-from app.services.broadcast.status import job_status
+from app.services.broadcast.jobs import control
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.reporting.progress import progress_text, summary_text
+from app.services.broadcast.sending.runner import ensure_progress_message
 from app.services.telegram_factory import get_client, new_outbox
 from app.texts import t
 from tests.bot.wizard import last_answer, tap
@@ -24,13 +24,13 @@ PENDING_LINE = {"fa": "⏳ باقیمانده: {n}", "en": "⏳ Pending: {n}"}
 
 def cancelled_after_some_sends(n: int = 10, sent: int = 4) -> int:
     """A job of n recipients, `sent` of them delivered, then cancelled; return its id."""
-    from app.services.broadcast.drain import pump
+    from app.services.broadcast.sending.drain import pump
 
     create_users(n)
     job = create_text_job(settings=engine_settings(broadcast_rate_per_second=28, broadcast_paid_enabled=True,
                                                    broadcast_paid_max_messages=sent), progress_chat_id=ADMIN_ID)
     assert pump(job.id, 10, settings=FAST).stop == "paid_cap"  # a simple way to stop after exactly `sent`
-    assert jobs.cancel_job(job.id)
+    assert control.cancel_job(job.id)
     return job.id
 
 

@@ -14,10 +14,12 @@ from sqlalchemy import update
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.services import audit
-from app.services.broadcast import actions, clicks, export, jobs, retry
-from app.services.broadcast.drain import pump
-from app.services.broadcast.progress import summary_text
-from app.services.broadcast.status import job_status
+from app.services.broadcast.actions import retry, unsend_edit
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.reporting import clicks, export
+from app.services.broadcast.reporting.progress import summary_text
+from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import BASE_ID, create_users, engine_settings, reload
 
@@ -36,8 +38,8 @@ def tracked(app):
 
 def button_job(url: str = TARGET, **kw):
     """Create a text job with a link button."""
-    return jobs.create_job(audience="all", created_by=1001, settings=SETTINGS, button_text="ببین 👀", button_url=url,
-                           content={"type": "text", "text": "<b>سلام</b>"}, **kw)
+    return creation.create_job(audience="all", created_by=1001, settings=SETTINGS, button_text="ببین 👀",
+                               button_url=url, content={"type": "text", "text": "<b>سلام</b>"}, **kw)
 
 
 def links(simulator, job_id: int | None = None) -> dict[int, str]:
@@ -150,7 +152,7 @@ def test_a_retry_copies_count_on_the_retry_job(tracked, simulator, client):
 
 def test_an_edit_that_keeps_the_button_keeps_per_recipient_links(tracked, simulator, client):
     job, _ = sent_tracked(simulator, 2)
-    edit = actions.edit_job(job.id, "تازه", actor=audit.ACTOR_CLI, settings=SETTINGS)
+    edit = unsend_edit.edit_job(job.id, "تازه", actor=audit.ACTOR_CLI, settings=SETTINGS)
     for _ in range(3):
         if pump(edit.id, 20, settings=SETTINGS).stop == "done":
             break

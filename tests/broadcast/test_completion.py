@@ -13,7 +13,7 @@ from app.models import BroadcastJobItem
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_population as population
 from app.repository.broadcast_ledger import tallies
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 
 TTL = 60

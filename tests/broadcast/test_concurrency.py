@@ -7,7 +7,7 @@ import time
 
 from app import create_app
 from app.extensions import db
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import (
     assert_consistent,
     create_text_job,

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from app.services.broadcast import outcomes
-from app.services.broadcast.drain import pump
-from app.services.broadcast.pump import Pump
+from app.services.broadcast.sending import outcomes
+from app.services.broadcast.sending.drain import pump
+from app.services.broadcast.sending.pump import Pump
 from app.services.telegram_factory import get_client, new_outbox
 from tests import forkserver
 from tests.broadcast.helpers import (

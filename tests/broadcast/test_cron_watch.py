@@ -13,9 +13,10 @@ from app.extensions import db
 from app.models import BroadcastJob, CronWatch, PumpRun
 from app.repository import pump_runs as repo
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast import cron_watch, fallback
-from app.services.broadcast import runner as interactive
-from app.services.broadcast.progress import refresh_progress
+from app.services.broadcast.reporting.progress import refresh_progress
+from app.services.broadcast.schedule import cron_watch
+from app.services.broadcast.sending import fallback
+from app.services.broadcast.sending import runner as interactive
 from app.services.settings import load_settings, set_setting
 from app.services.telegram_factory import get_client, new_outbox
 from app.settings_schema import SettingError, parse_value

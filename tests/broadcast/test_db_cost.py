@@ -8,9 +8,10 @@ import pytest
 from app.repository.budget import chats as chats_repo
 from app.repository.budget import lanes as lanes_repo
 from app.repository.budget.engine import NO_LIMIT_US
-from app.services.broadcast import jobs, progress_ticks
-from app.services.broadcast.drain import pump
-from app.services.broadcast.notifier import Notifier
+from app.services.broadcast.jobs import control
+from app.services.broadcast.reporting import progress_ticks
+from app.services.broadcast.reporting.notifier import Notifier
+from app.services.broadcast.sending.drain import pump
 from app.services.budget.chats import READY_HINT_SECONDS
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings
 
@@ -21,7 +22,7 @@ def progress_job(simulator, settings: dict) -> int:
     """Create a job with a live progress message in the admin's chat; return its id."""
     create_users(USERS)
     job = create_text_job(settings=settings).id
-    jobs.set_progress_message(job, 1001, simulator.add_message(1001, text="progress"))
+    control.set_progress_message(job, 1001, simulator.add_message(1001, text="progress"))
     return job
 
 
@@ -64,7 +65,7 @@ def test_the_outbox_waiting_on_the_admins_chat_reads_its_pace_at_most_twice_a_se
 
 
 def test_under_a_hosts_query_cap_a_broadcast_sends_no_faster_than_the_cap_allows(app, simulator):
-    from app.services.broadcast.estimate import send_rate
+    from app.services.broadcast.jobs.estimate import send_rate
 
     # 20,000 statements an hour, 80 % for broadcasts: 4.4 a second, 4 of them the pump's own per second,
     # the rest at 0.13 a message in blocks of 100: 3.4 messages a second, free and paid alike.

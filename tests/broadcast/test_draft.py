@@ -4,7 +4,7 @@ import json
 import pytest
 
 from app.models.audience import Audience
-from app.services.broadcast.draft import Draft
+from app.services.broadcast.jobs.draft import Draft
 
 # A draft as the wizard stored it before Draft existed (a paid screen confirmed once, then ⏰ pressed),
 # with every key it knew, plus a key this version does not know.

@@ -4,8 +4,8 @@ from sqlalchemy import update
 
 from app.extensions import db
 from app.models import BroadcastJob
-from app.services.broadcast import jobs
-from app.services.broadcast.estimate import estimate_seconds, format_estimate, paid_messages, pending_ahead
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.estimate import estimate_seconds, format_estimate, paid_messages, pending_ahead
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings
 
 
@@ -64,8 +64,8 @@ def test_pending_ahead_counts_queued_and_running_jobs_by_paid_flag(app):
 
 def test_pending_ahead_counts_an_albums_parts_and_an_actions_done_items(app):
     create_users(7)
-    album = jobs.create_job(audience="all", created_by=1001, settings=engine_settings(),
-                            content={"type": "album", "from_chat_id": 1001, "message_ids": [5, 6, 7]})
+    album = creation.create_job(audience="all", created_by=1001, settings=engine_settings(),
+                                content={"type": "album", "from_chat_id": 1001, "message_ids": [5, 6, 7]})
     unsend = create_text_job()  # queued behind the album; made an album's unsend with 3 items already done
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == unsend.id).values(
         kind="unsend", content_type="album", source_message_ids="[5, 6, 7]", sent_count=1, gone_count=1,

@@ -11,7 +11,7 @@ from sqlalchemy import delete, select, update
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem, User
 from app.repository import broadcast_ledger as ledger
-from app.services.broadcast import export
+from app.services.broadcast.reporting import export
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")

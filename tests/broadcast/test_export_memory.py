@@ -9,7 +9,7 @@ from sqlalchemy import case, insert, update
 from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJobItem, User
-from app.services.broadcast.export import export_csv
+from app.services.broadcast.reporting.export import export_csv
 from tests.broadcast.helpers import BASE_ID, create_text_job
 
 ROWS = 200_000

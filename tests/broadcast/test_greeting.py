@@ -4,8 +4,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import BroadcastJobItem as I  # noqa: N814
-from app.services.broadcast.drain import pump
-from app.services.broadcast.greeting import has_greeting, render
+from app.services.broadcast.content.greeting import has_greeting, render
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import assert_consistent, create_text_job, engine_settings, reload
 from tests.factories import create_user
 

@@ -11,8 +11,8 @@ import pytest
 
 from app.extensions import db
 from app.repository.broadcast_ledger import tallies
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import control
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings
 from tests.broadcast.test_guarantees_outcomes import broadcast_chats, with_progress_message
 
@@ -78,7 +78,7 @@ def start_one_send_waiting_out_a_429(app, simulator, *, retry_after: int, budget
 def test_cancel_or_pause_stops_sends_waiting_out_a_429(app, simulator, action):
     # One send meets a 429 (which then holds the whole bot) and waits it out.
     job, worker, out = start_one_send_waiting_out_a_429(app, simulator, retry_after=3, budget=20)
-    assert (jobs.cancel_job if action == "cancel" else jobs.pause_job)(job.id)
+    assert (control.cancel_job if action == "cancel" else control.pause_job)(job.id)
     stopped_at = time.monotonic()
     simulator.configure(fail_429_ratio=0.0)  # a send that tried again now would be delivered
     worker.join(15)
@@ -92,7 +92,7 @@ def test_cancel_or_pause_stops_sends_waiting_out_a_429(app, simulator, action):
 # --- the lease covers the gaps between renewals, not the whole budget ------------------------------
 
 def test_a_pump_waiting_out_a_long_429_keeps_its_lease(app, simulator, monkeypatch):
-    import app.services.broadcast.lease as lease_module
+    import app.services.broadcast.sending.lease as lease_module
 
     monkeypatch.setattr(lease_module, "LEASE_TTL_SECONDS", 3)
     monkeypatch.setattr(lease_module, "LEASE_HEARTBEAT_SECONDS", 0.75)

@@ -15,9 +15,9 @@ from app.repository import broadcast_jobs as jobs_repo
 from app.repository.broadcast_ledger import tallies
 from app.repository.db_clock import db_utcnow
 from app.services import telegram_factory
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump, pump_all
-from app.services.broadcast.runner import run_interactive
+from app.services.broadcast.jobs import control
+from app.services.broadcast.sending.drain import pump, pump_all
+from app.services.broadcast.sending.runner import run_interactive
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.dbutil import is_mysql
 
@@ -32,7 +32,7 @@ def broadcast_chats(simulator) -> list[int]:
 def with_progress_message(job_id: int, simulator) -> None:
     """Give the job a live progress message in the admin's chat."""
     message_id = simulator.add_message(1001, text="progress")
-    jobs.set_progress_message(job_id, 1001, message_id)
+    control.set_progress_message(job_id, 1001, message_id)
 
 
 # --- 4. orphans of a job that is no longer running ----------------------------------------------
@@ -54,7 +54,7 @@ def test_cron_expires_orphans_of_stopped_jobs_once_their_lease_is_dead(app, simu
     create_users(6)
     job = create_text_job(settings=FAST)
     orphans = leave_orphans(job.id, 3, lease_seconds=30)
-    assert (jobs.cancel_job if action == "cancel" else jobs.pause_job)(job.id)
+    assert (control.cancel_job if action == "cancel" else control.pause_job)(job.id)
     pump_all(2, settings=FAST)
     assert tallies(job.id) == {"sending": 3, "pending": 3}, "a live lease's pump may still record them"
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job.id)

@@ -5,7 +5,7 @@ from app.extensions import db
 from app.models.broadcast import BroadcastJob, BroadcastJobItem, ItemStatus
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.broadcast_ledger import tallies
-from app.services.broadcast import outcomes as oc
+from app.services.broadcast.sending import outcomes as oc
 from tests.broadcast.helpers import create_text_job, create_users, reload
 
 NOT_FINAL = {ItemStatus.PENDING, ItemStatus.SENDING}

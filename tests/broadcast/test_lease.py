@@ -6,7 +6,7 @@ from app import create_app
 from app.clock import utcnow
 from app.extensions import db
 from app.repository import broadcast_jobs as repo
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import control
 from tests.broadcast.helpers import create_text_job, create_users, expire_lease, reload
 from tests.conftest import app_config
 
@@ -90,20 +90,20 @@ def test_only_one_job_holds_the_active_slot(app):
     assert not repo.promote(second.id, utcnow())
     db.session.commit()
     assert reload(second.id).status == "queued"
-    assert jobs.pause_job(first.id)
+    assert control.pause_job(first.id)
     assert reload(second.id).status == "running", "a paused job lets the next one run"
-    assert jobs.resume_job(first.id) == "queued", "resuming while another sends waits in the queue"
-    assert jobs.cancel_job(second.id)
+    assert control.resume_job(first.id) == "queued", "resuming while another sends waits in the queue"
+    assert control.cancel_job(second.id)
     assert reload(first.id).status == "running"
 
 
 def test_terminal_states_never_change(app):
     create_users(1)
     job = create_text_job()
-    assert jobs.cancel_job(job.id)
-    assert not jobs.cancel_job(job.id)
-    assert not jobs.pause_job(job.id)
-    assert jobs.resume_job(job.id) is None
+    assert control.cancel_job(job.id)
+    assert not control.cancel_job(job.id)
+    assert not control.pause_job(job.id)
+    assert control.resume_job(job.id) is None
     assert not repo.promote(job.id, utcnow())
     db.session.commit()
     assert reload(job.id).status == "cancelled"

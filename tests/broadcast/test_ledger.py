@@ -12,8 +12,11 @@ from app.models import BroadcastJob, BroadcastJobItem, User
 from app.repository import broadcast_claims as claims
 from app.repository import broadcast_ledger as ledger_repo
 from app.services import audit
-from app.services.broadcast import export, jobs, retry
-from app.services.broadcast.drain import pump
+from app.services.broadcast.actions import retry
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs import purge as jobs_purge
+from app.services.broadcast.reporting import export
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 
 I = BroadcastJobItem  # noqa: E741
@@ -41,8 +44,8 @@ def test_each_sent_item_keeps_the_message_id_its_recipient_got(app, simulator, p
     text_job = create_text_job(settings=settings)
     assert pump(text_job.id, 20, settings=settings).stop == "done"
     source = simulator.add_message(1001, text="منبع")
-    copy_job = jobs.create_job(audience="all", created_by=1001, settings=settings,
-                               content={"type": "copy", "from_chat_id": 1001, "message_id": source})
+    copy_job = creation.create_job(audience="all", created_by=1001, settings=settings,
+                                   content={"type": "copy", "from_chat_id": 1001, "message_id": source})
     assert pump(copy_job.id, 20, settings=settings).stop == "done"
 
     sent = delivered_ids(simulator, "sendMessage")
@@ -116,10 +119,10 @@ def test_retry_reaches_exactly_the_failed_users_and_unknown_only_when_asked(app,
 def test_retry_copies_content_audience_and_options(app, simulator):
     create_users(2)
     settings = engine_settings()
-    job = jobs.create_job(audience="all", created_by=1001, content={"type": "text", "text": "<i>x</i>"},
-                          button_text="کانال", button_url="https://t.me/x", silent=True, protect=True,
-                          settings=settings)
-    assert jobs.cancel_job(job.id)
+    job = creation.create_job(audience="all", created_by=1001, content={"type": "text", "text": "<i>x</i>"},
+                              button_text="کانال", button_url="https://t.me/x", silent=True, protect=True,
+                              settings=settings)
+    assert control.cancel_job(job.id)
     again = retry.retry_job(job.id, settings=settings, created_by=42)
     for name in retry.COPIED:
         assert getattr(again, name) == getattr(job, name), name
@@ -129,10 +132,10 @@ def test_retry_copies_content_audience_and_options(app, simulator):
 def test_a_paused_job_is_cancelled_by_its_retry_and_cannot_be_resumed(app, simulator):
     users = create_users(3)
     job = create_text_job()
-    assert jobs.pause_job(job.id, actor=audit.ACTOR_CLI)
+    assert control.pause_job(job.id, actor=audit.ACTOR_CLI)
     again = retry.retry_job(job.id, actor=audit.ACTOR_CLI)
     assert (reload(job.id).status, set(ledger(again.id))) == ("cancelled", set(users))
-    assert jobs.resume_job(job.id) is None
+    assert control.resume_job(job.id) is None
     assert pump(again.id, 20, settings=engine_settings()).stop == "done"
     assert pump(job.id, 20, settings=engine_settings()).stop == "not_running"
     assert copies(simulator) == {u: 1 for u in users}
@@ -145,7 +148,7 @@ def test_retry_of_a_cancelled_job_leaves_out_items_still_sending(app, simulator)
     in_flight = [item_id for item_id, _ in claims.next_pending(job.id, 0, 2)]
     claims.mark_sending(in_flight)  # a pump claimed two and is still waiting for Telegram's answer
     db.session.commit()
-    assert jobs.cancel_job(job.id)
+    assert control.cancel_job(job.id)
     again = retry.retry_job(job.id, actor=audit.ACTOR_CLI)
     assert set(ledger(again.id)) == set(users[2:]), "an in-flight item could be sent twice"
     # The in-flight sends end failed: a second retry of the same job picks them up, once.
@@ -161,20 +164,20 @@ def test_a_running_job_or_an_empty_retry_changes_nothing(app, simulator):
         retry.retry_job(job.id)
     with pytest.raises(retry.NotRetryable):
         retry.retry_job(999_999)
-    assert jobs.pause_job(job.id)
+    assert control.pause_job(job.id)
     db.session.execute(update(User).values(is_blocked=True))  # everyone blocked the bot since
     db.session.commit()
     with pytest.raises(retry.NothingToRetry):
         retry.retry_job(job.id)
     assert reload(job.id).status == "paused"  # the failed retry did not cancel it
-    assert [j.id for j in jobs.list_jobs()] == [job.id]
+    assert [j.id for j in control.list_jobs()] == [job.id]
 
 
 def test_a_retry_leaves_out_users_who_opted_out_since_and_keeps_the_opt_out_button(app, simulator):
     ids = create_users(3)
     settings = engine_settings(broadcast_optout_button=True)
-    job = jobs.create_job(audience="all", created_by=1001, content={"type": "text", "text": "x"}, settings=settings)
-    assert job.optout_button and jobs.cancel_job(job.id)
+    job = creation.create_job(audience="all", created_by=1001, content={"type": "text", "text": "x"}, settings=settings)
+    assert job.optout_button and control.cancel_job(job.id)
     db.session.execute(update(User).where(User.id == ids[0]).values(opted_out_at=utcnow()))
     db.session.commit()
     # The cancelled job's ledger keeps the item it populated; the retry's INSERT ... SELECT leaves the user out.
@@ -198,7 +201,7 @@ def test_purge_keeps_items_younger_than_48_hours_and_every_job_row(app, simulato
     db.session.execute(update(I).where(I.id == late_item).values(sent_at=now - timedelta(hours=1)))
     db.session.commit()
 
-    result = jobs.purge_items(0)
+    result = jobs_purge.purge_items(0)
     assert (result["items"], result["jobs"]) == (5, {old.id: 3, late.id: 2})
     assert (len(ledger(old.id)), len(ledger(recent.id)), len(ledger(late.id))) == (0, 3, 1)
     assert len(db.session.execute(select(BroadcastJob.id)).all()) == 3

@@ -1,7 +1,7 @@
 """classify(): every transport answer maps to the right item outcome (pure)."""
 import pytest
 
-from app.services.broadcast import outcomes as oc
+from app.services.broadcast.sending import outcomes as oc
 from app.telegram.errors import (
     BadRequest,
     Forbidden,
@@ -43,7 +43,7 @@ def test_blocked_users_are_flagged_and_rate_limits_carry_their_wait():
 
 
 def test_telegrams_too_long_for_a_personal_copy_is_that_recipients_own_failure():
-    from app.services.broadcast import outcomes as oc
+    from app.services.broadcast.sending import outcomes as oc
     from app.telegram.errors import BadRequest
 
     answer = oc.classify(BadRequest("sendMessage", "Bad Request: message is too long"))

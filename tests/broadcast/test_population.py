@@ -11,7 +11,7 @@ from app.models.audience import Audience
 from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER
 from app.repository import broadcast_ledger as ledger
 from app.repository import broadcast_population as population
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import control, creation
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 
 
@@ -25,7 +25,7 @@ def seed_audiences():
 
 def test_audience_counts_use_stored_columns_only(app, simulator):
     seed_audiences()
-    assert jobs.audience_counts() == {"all": 9, "members": 3, "non_members": 6}
+    assert creation.audience_counts() == {"all": 9, "members": 3, "non_members": 6}
     assert simulator.stats()["calls"].get("getChatMember", 0) == 0
 
 
@@ -48,9 +48,9 @@ def test_population_is_safe_to_run_twice(app):
 
 def test_empty_audience_creates_nothing(app):
     create_users(2, blocked=True)
-    with pytest.raises(jobs.EmptyAudience):
+    with pytest.raises(creation.EmptyAudience):
         create_text_job("all")
-    assert jobs.list_jobs() == []
+    assert control.list_jobs() == []
 
 
 @pytest.mark.parametrize("content,error", [
@@ -62,13 +62,13 @@ def test_empty_audience_creates_nothing(app):
 def test_bad_content_is_refused(app, content, error):
     create_users(1)
     with pytest.raises(ValueError, match=error):
-        jobs.create_job(audience="all", created_by=1, content=content)
+        creation.create_job(audience="all", created_by=1, content=content)
 
 
 def test_button_needs_text_and_url(app):
     create_users(1)
     with pytest.raises(ValueError, match="button"):
-        jobs.create_job(audience="all", created_by=1, content={"type": "text", "text": "hi"}, button_text="x")
+        creation.create_job(audience="all", created_by=1, content={"type": "text", "text": "hi"}, button_text="x")
 
 
 def seed_languages_and_ages():
@@ -125,9 +125,9 @@ def test_seven_days_takes_a_user_of_six_and_a_half_days_and_leaves_one_of_seven_
 
 def test_filters_that_leave_nobody_create_nothing(app):
     seed_languages_and_ages()
-    with pytest.raises(jobs.EmptyAudience, match="after its filters"):
+    with pytest.raises(creation.EmptyAudience, match="after its filters"):
         create_text_job(Audience(langs=("fa",), joined_days=7))
-    assert jobs.list_jobs() == []
+    assert control.list_jobs() == []
 
 
 @pytest.mark.parametrize("kwargs", [{"base": "vip"}, {"langs": ("ru",)}, {"active_days": 0},

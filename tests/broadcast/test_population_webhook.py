@@ -8,7 +8,8 @@ from app.extensions import db
 from app.models.broadcast import DRAFT
 from app.repository import broadcast_ledger as ledger
 from app.repository import broadcast_population as population
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs import population as jobs_population
 from app.simulator.updates import message_update, my_chat_member_update
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 from tests.factories import get_user, post_update
@@ -20,8 +21,8 @@ CHUNK = 1_000  # 20 chunks (a million users make 50 chunks of 20,000)
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Population in chunks of CHUNK users on either database (SQLite's production chunk at 1/20 of the size)."""
-    monkeypatch.setattr(jobs, "POPULATE_CHUNK", CHUNK)
-    monkeypatch.setattr(jobs, "POPULATE_CHUNK_MYSQL", CHUNK)
+    monkeypatch.setattr(jobs_population, "POPULATE_CHUNK", CHUNK)
+    monkeypatch.setattr(jobs_population, "POPULATE_CHUNK_MYSQL", CHUNK)
 
 
 def _populate_in_thread(app, done: dict) -> threading.Thread:
@@ -93,7 +94,7 @@ def test_failed_population_leaves_no_draft_and_no_items(app, small_chunks, monke
     with pytest.raises(RuntimeError):
         create_text_job("all")
     assert calls == [DRAFT] * 3
-    assert jobs.list_jobs() == []
+    assert control.list_jobs() == []
     assert db.session.execute(db.text("SELECT COUNT(*) FROM broadcast_job_items")).scalar() == 0
 
 
@@ -103,23 +104,23 @@ def test_a_draft_is_never_sent_and_an_abandoned_one_is_discarded(app, small_chun
 
     from app.clock import utcnow
     from app.models.audience import Audience
-    from app.services.broadcast import drain
+    from app.services.broadcast.sending import drain
     from tests.broadcast.helpers import engine_settings
 
     create_users(3 * CHUNK)
     now = utcnow()
-    job = jobs.insert_draft(engine_settings(), **Audience.of("all").columns(), created_by=1, created_at=now,
-                            content_type="text", text="hi", parse_mode="HTML")
+    job = creation.insert_draft(engine_settings(), **Audience.of("all").columns(), created_by=1, created_at=now,
+                                content_type="text", text="hi", parse_mode="HTML")
     db.session.commit()
     job_id = job.id
     population.populate(job_id, "all", now, upto=population.user_id_after(None, CHUNK))
     db.session.commit()  # one chunk in, then the process "dies"
     assert drain.pump_all(1, settings=engine_settings()) == []
-    assert jobs.discard_abandoned_drafts(now + timedelta(minutes=5)) == 0  # maybe still populating
+    assert jobs_population.discard_abandoned_drafts(now + timedelta(minutes=5)) == 0  # maybe still populating
     assert population.count_items(job_id) == CHUNK
-    assert jobs.discard_abandoned_drafts(now + jobs.DRAFT_ABANDONED + timedelta(seconds=1)) == 1
+    assert jobs_population.discard_abandoned_drafts(now + jobs_population.DRAFT_ABANDONED + timedelta(seconds=1)) == 1
     db.session.expunge_all()
-    assert jobs.get_job(job_id) is None
+    assert control.get_job(job_id) is None
     assert population.count_items(job_id) == 0
 
 
@@ -127,8 +128,8 @@ def test_a_draft_is_never_sent_and_an_abandoned_one_is_discarded(app, small_chun
 def test_chunks_apply_the_audience_and_count_each_user_once(app, monkeypatch, audience, expected):
     from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER
 
-    monkeypatch.setattr(jobs, "POPULATE_CHUNK", 2)  # 7 chunks over 14 users, a chunk boundary inside each group
-    monkeypatch.setattr(jobs, "POPULATE_CHUNK_MYSQL", 2)
+    monkeypatch.setattr(jobs_population, "POPULATE_CHUNK", 2)  # 7 chunks over 14 users, a boundary inside each group
+    monkeypatch.setattr(jobs_population, "POPULATE_CHUNK_MYSQL", 2)
     create_users(3, start=BASE_ID, status=CHANNEL_MEMBER)
     create_users(4, start=BASE_ID + 100, status=CHANNEL_NOT_MEMBER)
     create_users(2, start=BASE_ID + 200)

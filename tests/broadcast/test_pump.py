@@ -9,9 +9,9 @@ import pytest
 
 from app.extensions import db
 from app.repository.broadcast_ledger import tallies
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
-from app.services.broadcast.slots import claimed_at_most
+from app.services.broadcast.jobs import control
+from app.services.broadcast.sending.drain import pump
+from app.services.broadcast.sending.slots import claimed_at_most
 from tests.broadcast.helpers import (
     assert_consistent,
     create_text_job,
@@ -42,7 +42,7 @@ def test_cancel_mid_run_stops_claiming_and_keeps_counts_honest(app, simulator, d
     job = create_text_job(settings=slow)
     worker, result = pump_in_thread(app, job.id, slow)
     time.sleep(1.0)
-    assert jobs.cancel_job(job.id)
+    assert control.cancel_job(job.id)
     worker.join(20)
     assert result["r"].stop == "cancelled"
     counts = assert_consistent(job.id, simulator)
@@ -56,11 +56,11 @@ def test_pause_and_resume_mid_run(app, simulator):
     job = create_text_job(settings=slow)
     worker, result = pump_in_thread(app, job.id, slow)
     time.sleep(0.8)
-    assert jobs.pause_job(job.id)
+    assert control.pause_job(job.id)
     worker.join(20)
     assert result["r"].stop == "paused"
     assert pump(job.id, 5, settings=slow).stop == "not_running"
-    assert jobs.resume_job(job.id) == "running"
+    assert control.resume_job(job.id) == "running"
     assert pump(job.id, 20, settings=FAST).stop == "done"
     assert assert_consistent(job.id, simulator) == {"sent": 40}
 
@@ -74,7 +74,7 @@ def edits_paced_per_chat(simulator):
 
 
 def test_progress_message_is_edited_throttled_and_replaced_by_a_summary(app, simulator, edits_paced_per_chat):
-    from app.services.broadcast.runner import ensure_progress_message
+    from app.services.broadcast.sending.runner import ensure_progress_message
     from app.services.telegram_factory import get_client, new_outbox
 
     create_users(50)
@@ -98,7 +98,7 @@ def test_progress_message_is_edited_throttled_and_replaced_by_a_summary(app, sim
 
 
 def test_budget_end_is_not_mistaken_for_a_rate_limit(app, simulator):
-    from app.services.broadcast.runner import run_interactive
+    from app.services.broadcast.sending.runner import run_interactive
     from app.services.telegram_factory import get_client, new_outbox
 
     create_users(200)
@@ -125,7 +125,7 @@ def test_items_in_flight_are_at_most_a_block_and_the_window(app, simulator):
         observed.append(tallies(job.id).get("sending", 0))
         db.session.commit()
         time.sleep(0.02)
-    jobs.cancel_job(job.id)
+    control.cancel_job(job.id)
     worker.join(20)
     # At 4/s a block holds a second of sends (4); the next is claimed once the last is
     # handed over, with the answers so far written: never the window of 4 besides.
@@ -208,7 +208,7 @@ def test_a_pending_item_the_claim_cursor_passed_is_still_sent_in_the_same_run(ap
         return [rows[0], *rows[2:]] if len(reads) == 1 and len(rows) >= 2 else rows
 
     monkeypatch.setattr(broadcast_claims, "next_pending", first_read_hides_the_second)
-    with caplog.at_level("WARNING", logger="app.services.broadcast.recorder"):
+    with caplog.at_level("WARNING", logger="app.services.broadcast.sending.recorder"):
         result = pump(job.id, 20, settings=FAST)
     assert result.stop == "done", result
     assert assert_consistent(job.id, simulator) == {"sent": len(ids)}

@@ -7,8 +7,8 @@ from app.extensions import db
 from app.models import TelegramBudget, TelegramChatPace, User
 from app.repository.broadcast_ledger import tallies
 from app.services import telegram_factory
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump, pump_all
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.sending.drain import pump, pump_all
 from tests.broadcast.helpers import (
     BASE_ID,
     assert_consistent,
@@ -46,9 +46,9 @@ def test_small_audience_completes_with_exact_counts(app, simulator):
 
 def test_delivered_text_keeps_persian_html_and_button(app, simulator):
     create_users(2)
-    job = jobs.create_job(audience="all", created_by=1, settings=FAST, button_text="سایت ما 🌐",
-                          button_url="https://example.com/a?b=1",
-                          content={"type": "text", "text": "<b>سلام</b> دنیا 🎉"})
+    job = creation.create_job(audience="all", created_by=1, settings=FAST, button_text="سایت ما 🌐",
+                              button_url="https://example.com/a?b=1",
+                              content={"type": "text", "text": "<b>سلام</b> دنیا 🎉"})
     pump(job.id, 10, settings=FAST)
     sent = [d for d in simulator.deliveries() if d["chat_id"] >= BASE_ID]
     assert {d["text"] for d in sent} == {"سلام دنیا 🎉"} or {d["text"] for d in sent} == {"<b>سلام</b> دنیا 🎉"}
@@ -59,8 +59,8 @@ def test_delivered_text_keeps_persian_html_and_button(app, simulator):
 def test_copy_job_copies_the_admins_message(app, simulator):
     create_users(3)
     message_id = simulator.add_message(1001, text="پیام مدیر")
-    job = jobs.create_job(audience="all", created_by=1001, settings=FAST,
-                          content={"type": "copy", "from_chat_id": 1001, "message_id": message_id})
+    job = creation.create_job(audience="all", created_by=1001, settings=FAST,
+                              content={"type": "copy", "from_chat_id": 1001, "message_id": message_id})
     assert pump(job.id, 10, settings=FAST).stop == "done"
     copies = [d for d in simulator.deliveries(method="copyMessage")]
     assert len(copies) == 3 and {d["source_message_id"] for d in copies} == {message_id}
@@ -127,7 +127,7 @@ def test_revoked_token_pauses_at_once_and_resume_completes(app, simulator):
     assert job.status == "paused" and "401" in job.pause_reason
     assert tallies(job.id) == {"pending": 8}
     simulator.restore_token()
-    assert jobs.resume_job(job.id) == "running"
+    assert control.resume_job(job.id) == "running"
     assert pump(job.id, 10, settings=FAST).stop == "done"
     assert assert_consistent(job.id, simulator) == {"sent": 8}
 
@@ -135,8 +135,8 @@ def test_revoked_token_pauses_at_once_and_resume_completes(app, simulator):
 def test_consecutive_content_errors_trip_the_breaker_and_keep_items_pending(app, simulator):
     create_users(30)
     settings = engine_settings(broadcast_rate_per_second=28, broadcast_max_consecutive_errors=5)
-    job = jobs.create_job(audience="all", created_by=1001, settings=settings,
-                          content={"type": "copy", "from_chat_id": 1001, "message_id": 424242})
+    job = creation.create_job(audience="all", created_by=1001, settings=settings,
+                              content={"type": "copy", "from_chat_id": 1001, "message_id": 424242})
     result = pump(job.id, 10, settings=settings)
     assert result.stop == "breaker"
     job = reload(job.id)
@@ -146,7 +146,7 @@ def test_consecutive_content_errors_trip_the_breaker_and_keep_items_pending(app,
     alerts = [d for d in simulator.deliveries(chat_id=1001) if "w.resume" in str(d.get("reply_markup"))]
     assert len(alerts) == 1
     simulator.configure(strict_copy=False)
-    assert jobs.resume_job(job.id) == "running"
+    assert control.resume_job(job.id) == "running"
     assert pump(job.id, 10, settings=settings).stop == "done"
     assert assert_consistent(job.id, simulator) == {"sent": 30}
 

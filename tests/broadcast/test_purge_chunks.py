@@ -9,7 +9,8 @@ from app.extensions import db
 from app.models import BroadcastJob, ProcessedUpdate
 from app.models import BroadcastJobItem as I  # noqa: N817
 from app.services import housekeeping
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import population as jobs_population
+from app.services.broadcast.jobs import purge
 from app.services.updates import purge_processed_updates
 from tests.broadcast.helpers import create_text_job, create_users
 from tests.conftest import PUMP_TOKEN
@@ -50,15 +51,15 @@ def item_count(job_id: int) -> int:
 
 
 def test_purge_deletes_a_chunk_per_statement_and_a_slice_per_call(app, monkeypatch, deletes):
-    monkeypatch.setattr(jobs, "DELETE_CHUNK", CHUNK)
+    monkeypatch.setattr(jobs_population, "DELETE_CHUNK", CHUNK)
     create_users(50)
     first, second = finished_job(50, 10), finished_job(50, 10)
-    result = jobs.purge_items(3, max_items=60)
+    result = purge.purge_items(3, max_items=60)
     assert (result["items"], result["jobs"], result["done"]) == (60, {first: 50, second: 10}, False)
     assert item_count(first) == 0 and item_count(second) == 40
     item_deletes = [n for table, n in deletes if table == "broadcast_job_items"]
     assert item_deletes and max(item_deletes) <= CHUNK and sum(item_deletes) == 60
-    result = jobs.purge_items(3)  # the next call carries on where the slice stopped
+    result = purge.purge_items(3)  # the next call carries on where the slice stopped
     assert (result["jobs"], result["done"]) == ({second: 40}, True)
     assert item_count(second) == 0
     assert max(n for table, n in deletes if table == "broadcast_job_items") <= CHUNK

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import time
 
-from app.services.broadcast import jobs
-from app.services.broadcast.lease import Lease
-from app.services.broadcast.pump import Pump
-from app.services.broadcast.recorder import StepResult
-from app.services.broadcast.stops import Stop
+from app.services.broadcast.jobs import control
+from app.services.broadcast.sending.lease import Lease
+from app.services.broadcast.sending.pump import Pump
+from app.services.broadcast.sending.recorder import StepResult
+from app.services.broadcast.sending.stops import Stop
 from app.services.telegram_factory import get_client, new_outbox
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, expire_lease, recorder_for, reload
 
@@ -25,13 +25,13 @@ def leased_recorder(window: int, **job_kw) -> tuple[int, Pump, object]:
 def test_a_step_on_a_paused_job_claims_nothing_and_tells_the_pump_to_halt(app, simulator):
     create_users(3)
     job_id, p, recorder = leased_recorder(window=2)
-    assert jobs.pause_job(job_id, "by hand", actor="admin:1001")
+    assert control.pause_job(job_id, "by hand", actor="admin:1001")
     result = recorder.step([], 2, 0, None)
     assert result == StepResult(stop=Stop.PAUSED, halt=True)
     p.heed(result)
     assert p.stop == Stop.PAUSED
     # Halted for good: a send waiting out a 429 does not retry, even once the job runs again.
-    assert jobs.resume_job(job_id) == "running"
+    assert control.resume_job(job_id) == "running"
     assert p.may_retry() is False
     p.lease.release()
 
@@ -64,7 +64,7 @@ def test_answers_written_again_move_no_counter_twice(app, simulator):
     # The counters ride on the fence's UPDATE, sized by the plan; when a plan is written again (a commit
     # that succeeded but raised, so its outcomes were kept) its rows no longer change, and the counters
     # must follow the rows, not the plan.
-    from app.services.broadcast import outcomes
+    from app.services.broadcast.sending import outcomes
     from tests.broadcast.helpers import assert_consistent
 
     create_users(2)

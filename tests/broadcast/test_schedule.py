@@ -8,10 +8,11 @@ from app.extensions import db
 from app.models import BroadcastJob
 from app.repository import broadcast_schedule as repo
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast import jobs, schedule
-from app.services.broadcast.drain import pump_all
-from app.services.broadcast.send_time import SendTimeError
-from app.services.broadcast.status import job_status
+from app.services.broadcast.jobs import control
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.schedule import releases
+from app.services.broadcast.schedule.send_time import SendTimeError
+from app.services.broadcast.sending.drain import pump_all
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.conftest import ADMIN_ID
 
@@ -36,7 +37,7 @@ def test_a_scheduled_job_is_populated_but_waits(app, simulator):
     send_at = (now() + timedelta(hours=1)).replace(microsecond=0)
     job = create_text_job(send_at=send_at)
     assert (job.status, job.total_count, job.send_at, job.missed_at) == ("scheduled", 3, send_at, None)
-    assert jobs.start_next_if_idle() is None  # never promoted by the queue
+    assert control.start_next_if_idle() is None  # never promoted by the queue
     assert pump_all(2, settings=FAST) == []
     assert reload(job.id).status == "scheduled" and simulator.deliveries() == []
     status = job_status(reload(job.id))
@@ -49,7 +50,7 @@ def test_a_time_in_the_past_is_refused_and_nothing_is_created(app):
     with pytest.raises(SendTimeError) as err:
         create_text_job(send_at=now() - timedelta(seconds=1))
     assert err.value.key == "sched_err_past"
-    assert jobs.list_jobs() == []
+    assert control.list_jobs() == []
 
 
 def test_due_job_is_queued_behind_a_running_one_then_sent(app, simulator):
@@ -58,7 +59,7 @@ def test_due_job_is_queued_behind_a_running_one_then_sent(app, simulator):
     assert running.status == "running"
     later = create_text_job(text="second", send_at=now() + timedelta(hours=1))
     set_send_at(later.id, now() - timedelta(seconds=1))
-    assert schedule.start_due(FAST) == 1
+    assert releases.start_due(FAST) == 1
     assert reload(later.id).status == "queued"  # the running job keeps the slot
     results = pump_all(20, settings=FAST)
     assert [r.job_id for r in results] == [running.id, later.id]
@@ -83,12 +84,12 @@ def test_a_missed_job_is_flagged_once_and_never_sent_on_its_own(app, simulator):
     create_users(2)
     job = create_text_job(send_at=now() + timedelta(hours=1))
     set_send_at(job.id, now() - GRACE - timedelta(seconds=5))
-    assert schedule.start_due(FAST) == 0
+    assert releases.start_due(FAST) == 0
     at = now()
     assert repo.mark_missed(job.id, at, GRACE) is True
     assert repo.mark_missed(job.id, at, GRACE) is False  # a second cron process: no second question
     db.session.commit()
-    assert schedule.ask_about_missed(FAST) == []
+    assert releases.ask_about_missed(FAST) == []
     pump_all(2, settings=FAST)
     row = reload(job.id)
     assert (row.status, row.missed_at is not None, row.sent_count) == ("scheduled", True, 0)
@@ -111,8 +112,8 @@ def test_cron_asks_every_admin_once_per_missed_job(app, simulator):
     create_users(2)
     job = create_text_job(send_at=now() + timedelta(hours=1))
     set_send_at(job.id, now() - GRACE - timedelta(minutes=1))
-    assert schedule.ask_about_missed(FAST) == [job.id]
-    assert schedule.ask_about_missed(FAST) == []
+    assert releases.ask_about_missed(FAST) == [job.id]
+    assert releases.ask_about_missed(FAST) == []
     [to_admin] = simulator.deliveries("sendMessage", ADMIN_ID)
     [to_other] = simulator.deliveries("sendMessage", 2002)
     assert to_admin["text"].startswith(f"⚠️ Scheduled broadcast #{job.id} did not go out")
@@ -126,9 +127,9 @@ def test_send_now_releases_a_missed_job_once(app, simulator):
     create_users(1)
     job = create_text_job(send_at=now() + timedelta(hours=1))
     set_send_at(job.id, now() - GRACE - timedelta(minutes=1))
-    schedule.ask_about_missed(FAST)
-    assert schedule.send_now(job.id) is True
-    assert schedule.send_now(job.id) is False
+    releases.ask_about_missed(FAST)
+    assert releases.send_now(job.id) is True
+    assert releases.send_now(job.id) is False
     assert reload(job.id).status == "running"
 
 
@@ -136,17 +137,17 @@ def test_reschedule_and_cancel_until_it_starts(app, simulator):
     create_users(1)
     job = create_text_job(send_at=now() + timedelta(hours=1))
     set_send_at(job.id, now() - GRACE - timedelta(minutes=1))
-    schedule.ask_about_missed(FAST)
+    releases.ask_about_missed(FAST)
     new_time = (now() + timedelta(hours=2)).replace(microsecond=0)
-    assert schedule.reschedule(job.id, new_time) is True
+    assert releases.reschedule(job.id, new_time) is True
     row = reload(job.id)
     assert (row.status, row.send_at, row.missed_at) == ("scheduled", new_time, None)  # missed flag cleared
     with pytest.raises(SendTimeError):
-        schedule.reschedule(job.id, now() - timedelta(minutes=1))
-    assert jobs.cancel_job(job.id) is True
+        releases.reschedule(job.id, now() - timedelta(minutes=1))
+    assert control.cancel_job(job.id) is True
     assert reload(job.id).status == "cancelled"
-    assert schedule.reschedule(job.id, new_time) is False
-    assert schedule.send_now(job.id) is False
+    assert releases.reschedule(job.id, new_time) is False
+    assert releases.send_now(job.id) is False
 
 
 def test_two_cron_processes_release_a_due_job_once(app, simulator):
@@ -168,6 +169,6 @@ def test_the_grace_is_a_setting(app, simulator):
     set_send_at(job.id, now() - timedelta(minutes=2))
     set_setting("schedule_grace_minutes", "1")
     tight = load_settings()
-    assert schedule.start_due(tight) == 0
-    assert schedule.ask_about_missed(tight) == [job.id]
+    assert releases.start_due(tight) == 0
+    assert releases.ask_about_missed(tight) == [job.id]
     assert reload(job.id).status == "scheduled"

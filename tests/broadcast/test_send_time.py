@@ -3,7 +3,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from app.services.broadcast.send_time import (
+from app.services.broadcast.schedule.send_time import (
     PRESETS,
     SendTimeError,
     describe,
@@ -144,7 +144,7 @@ def test_presets_are_tehran_times():
 
 
 def test_fractions_round_up_to_the_second_mysql_stores():
-    from app.services.broadcast.send_time import check_future
+    from app.services.broadcast.schedule.send_time import check_future
 
     assert check_future(NOW + timedelta(seconds=5, microseconds=1), NOW) == NOW + timedelta(seconds=6)
     assert check_future(NOW + timedelta(seconds=5), NOW) == NOW + timedelta(seconds=5)

@@ -16,8 +16,10 @@ from app import clock
 from app.extensions import db
 from app.models.broadcast import CANCELLED
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast import actions, cron_watch, jobs
-from app.services.broadcast.status import job_status
+from app.services.broadcast.actions import unsend_edit
+from app.services.broadcast.jobs import control
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.schedule import cron_watch
 from app.services.settings import load_settings
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.broadcast.test_actions import sent_job
@@ -44,7 +46,7 @@ def test_a_job_made_on_a_server_with_a_wrong_clock_carries_the_database_time(app
     # Cron has never run, but the job has only just been queued: cron is not late yet (an hour-slow
     # server would otherwise have every server alert the admins at once, a fast one an hour late).
     assert cron_watch.cron_state(load_settings()).late is False
-    assert jobs.cancel_job(job.id)
+    assert control.cancel_job(job.id)
     finished = reload(job.id)
     assert finished.status == CANCELLED and abs(finished.finished_at - db_utcnow()) < CLOSE
 
@@ -53,7 +55,7 @@ def test_the_delete_window_is_judged_on_the_database_clock(app, simulator, monke
     _, job_id = sent_job(simulator, 2, engine_settings())
     # This server's clock is two days ahead: the copies are minutes old by the database's clock.
     skew_this_server(monkeypatch, timedelta(hours=49))
-    assert actions.check_source(reload(job_id), "unsend") == 2
+    assert unsend_edit.check_source(reload(job_id), "unsend") == 2
 
 
 def test_the_rate_and_eta_of_a_running_job_do_not_depend_on_this_servers_clock(app, monkeypatch):

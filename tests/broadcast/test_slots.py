@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.broadcast.slots import (
+from app.services.broadcast.sending.slots import (
     BLOCK_SECONDS,
     BUSY_BLOCK_SECONDS,
     MAX_BLOCK_SENDS,
@@ -11,7 +11,7 @@ from app.services.broadcast.slots import (
     Booker,
     claimed_at_most,
 )
-from app.services.broadcast.stops import Stop
+from app.services.broadcast.sending.stops import Stop
 from app.services.budget.lane import Booking
 from app.telegram.pacing import ChatPacer, RateLimiter
 from tests.telegram.fakes import FakeClock

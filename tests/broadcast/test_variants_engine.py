@@ -5,8 +5,10 @@ from sqlalchemy import select, update
 from app.extensions import db
 from app.models.broadcast import BroadcastJobItem as I
 from app.services import audit
-from app.services.broadcast import actions, jobs, variants
-from app.services.broadcast.drain import pump
+from app.services.broadcast.actions import unsend_edit
+from app.services.broadcast.content import variants
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import engine_settings, reload
 from tests.factories import create_user
 
@@ -26,14 +28,14 @@ def item_variants(job_id: int) -> dict[int, str | None]:
 
 def test_population_gives_each_user_the_variant_their_language_starts_with(app):
     people()
-    job = jobs.create_job(audience="all", created_by=1, content={"type": "text", "text": "پیش‌فرض"},
-                          variants={"en": "English", "fa": "فارسی"}, settings=engine_settings())
+    job = creation.create_job(audience="all", created_by=1, content={"type": "text", "text": "پیش‌فرض"},
+                              variants={"en": "English", "fa": "فارسی"}, settings=engine_settings())
     got = item_variants(job.id)
     assert got == {8201: "fa", 8202: "en", 8203: "en", 8204: None, 8205: None, 8206: None, 8207: "fa"}
     # The Python match (previews, docs) agrees with the SQL one population used.
     assert {u: variants.variant_for(c, ["en", "fa"]) for u, c in CODES.items()} == got
     # The pre-send count per variant uses the same expression.
-    assert jobs.variant_counts("all", ["en", "fa"]) == {"en": 2, "fa": 2, None: 3}
+    assert creation.variant_counts("all", ["en", "fa"]) == {"en": 2, "fa": 2, None: 3}
 
 
 @pytest.mark.parametrize(("text", "new_variants", "sneaked", "label"), [
@@ -43,11 +45,11 @@ def test_population_gives_each_user_the_variant_their_language_starts_with(app):
 def test_an_edit_fails_a_copy_whose_variant_it_has_no_text_for(app, simulator, text, new_variants, sneaked, label):
     simulator.configure(per_chat_limits=False)
     people()
-    job = jobs.create_job(audience="all", created_by=1, content={"type": "text", "text": "پیش‌فرض"},
-                          variants={"en": "English"}, settings=engine_settings())
+    job = creation.create_job(audience="all", created_by=1, content={"type": "text", "text": "پیش‌فرض"},
+                              variants={"en": "English"}, settings=engine_settings())
     assert pump(job.id, 10, settings=engine_settings()).stop == "done"
     before = {m["chat_id"]: m["text"] for m in simulator.bot_messages() if m["chat_id"] in CODES}
-    edit = actions.edit_job(job.id, text, variants=new_variants, actor=audit.ACTOR_CLI, settings=engine_settings())
+    edit = unsend_edit.edit_job(job.id, text, variants=new_variants, actor=audit.ACTOR_CLI, settings=engine_settings())
     # A copy of another variant slips into the edit (as a bug in population would put it there).
     copy, variant = db.session.execute(select(I.message_id, I.variant)
                                        .where(I.job_id == job.id, I.user_id == sneaked)).one()

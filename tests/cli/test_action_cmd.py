@@ -1,7 +1,7 @@
 """`flask broadcast unsend | edit` on the real database, against the simulator; the jobs run with `broadcast pump`."""
 from app.services import audit
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import control
+from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.cli.proc import run_flask
@@ -87,7 +87,7 @@ def test_edit_parses_the_text_like_telegram_before_creating_any_job(runner, simu
     assert (bare.exit_code, bare.stdout) == (2, "")
     [line] = bare.stderr.splitlines()
     assert 'Character "&" must be escaped as "&amp;"' in line
-    assert [job.id for job in jobs.list_jobs()] == [job_id]  # no edit job: nothing would pause on Telegram's refusal
+    assert [job.id for job in control.list_jobs()] == [job_id]  # no edit job: nothing would pause on Telegram's refusal
     escaped = runner.invoke(args=["broadcast", "edit", str(job_id), "--text", "Tom &amp; Jerry"])
     assert escaped.exit_code == 0, escaped.output
     pumped = run_flask(database_url, simulator, "broadcast", "pump", "--job", escaped.stdout.strip(), "--seconds", "20")

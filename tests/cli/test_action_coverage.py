@@ -10,7 +10,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.models.broadcast import SENDING
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import create_text_job, create_users, engine_settings, reload
 from tests.cli.proc import run_flask, start_flask
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from app.services import audit
-from app.services.broadcast.progress import summary_text
-from app.services.broadcast.status import job_status
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.reporting.progress import summary_text
 from app.texts import t
 from tests.broadcast.helpers import create_users, reload
 from tests.cli.proc import run_flask, start_flask

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from app.models import BroadcastJob
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import create_users, engine_settings, reload
 from tests.cli.test_broadcast_cmd import count, create
 

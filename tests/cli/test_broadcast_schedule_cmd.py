@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 from app.extensions import db
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast.send_time import TEHRAN, to_tehran
+from app.services.broadcast.schedule.send_time import TEHRAN, to_tehran
 from tests.broadcast.helpers import create_users, reload
 
 

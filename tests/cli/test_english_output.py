@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import control
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, reload
 from tests.cli.proc import run_flask
@@ -58,7 +58,7 @@ def test_a_job_an_admin_created_in_persian_is_shown_in_english(app, simulator):
 def test_each_persian_pause_reason_reads_in_english(app, simulator, reason, english):
     create_users(2)
     job = create_text_job(text="hello", lang="fa")
-    assert jobs.pause_job(job.id, reason)
+    assert control.pause_job(job.id, reason)
     status = json.loads(flask_ok(app, simulator, "broadcast", "status", str(job.id)))
     listed = json.loads(flask_ok(app, simulator, "broadcast", "list", "--json"))
     assert status["pause_reason"] == listed[0]["pause_reason"] == english

@@ -10,8 +10,8 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.services import audit
-from app.services.broadcast import export
-from app.services.broadcast.drain import pump
+from app.services.broadcast.reporting import export
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import BASE_ID, assert_consistent, create_text_job, engine_settings, reload
 from tests.cli.proc import run_flask
 from tests.factories import create_user

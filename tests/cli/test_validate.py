@@ -2,7 +2,7 @@
 import pytest
 
 from app.cli.validate import button_problem, text_problem
-from app.services.broadcast.text_rules import TEXT_LIMIT
+from app.services.broadcast.content.text_rules import TEXT_LIMIT
 
 
 @pytest.mark.parametrize("text", [

@@ -131,16 +131,16 @@ def test_copied_media_goes_with_one_copied_message_only(runner, simulator):
 
 
 def test_the_engine_refuses_variants_of_an_unmarked_copy(app, simulator):
-    from app.services.broadcast import jobs
-    from app.services.broadcast.variants import VariantRefused
+    from app.services.broadcast.content.variants import VariantRefused
+    from app.services.broadcast.jobs import control, creation
 
     population()
     content = {"type": "copy", "from_chat_id": -100123, "message_id": 5}
     with pytest.raises(VariantRefused, match="kind is not known"):
-        jobs.create_job(audience="all", created_by=None, content=content, variants={"en": "Hi"})
-    assert jobs.list_jobs() == []
-    assert jobs.create_job(audience="all", created_by=None, content={**content, "media": True},
-                           variants={"en": "Hi"}).total_count == 5
+        creation.create_job(audience="all", created_by=None, content=content, variants={"en": "Hi"})
+    assert control.list_jobs() == []
+    assert creation.create_job(audience="all", created_by=None, content={**content, "media": True},
+                               variants={"en": "Hi"}).total_count == 5
 
 
 @pytest.mark.parametrize(("args", "message"), [

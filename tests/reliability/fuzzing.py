@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import AdminState, BroadcastJob, BroadcastJobItem, Setting, User
 from app.models.broadcast import SENDING, TERMINAL
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import control
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users
 from tests.conftest import WEBHOOK_SECRET
 from tests.reliability.helpers import assert_no_secret, use_settings
@@ -39,7 +39,7 @@ def jobs_in_every_state() -> list[int]:
     queued = create_text_job(text="second").id
     paused = create_text_job(text="third").id
     cancelled = create_text_job(text="fourth").id
-    assert jobs.pause_job(paused) and jobs.cancel_job(cancelled)
+    assert control.pause_job(paused) and control.cancel_job(cancelled)
     return [running, queued, paused, cancelled]
 
 

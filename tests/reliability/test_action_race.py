@@ -21,7 +21,7 @@ from app.extensions import db
 from app.models import BroadcastJobItem
 from app.models.broadcast import COMPLETED, KIND_EDIT, KIND_UNSEND, SENDING, SENT, UNKNOWN
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, expire_lease, reload
 from tests.reliability.helpers import (
     assert_logs_clean,

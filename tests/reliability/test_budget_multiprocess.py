@@ -26,7 +26,7 @@ import app.simulator.api as sim_api
 from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT
 from app.repository.budget.engine import budget_engine
-from app.services.broadcast import jobs
+from app.services.broadcast.jobs import creation
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 from tests.conftest import ADMIN_ID
 from tests.reliability.budget_traffic import (
@@ -225,8 +225,8 @@ def test_a_429_in_one_process_holds_every_process(app, simulator, database_url, 
     monkeypatch.setattr(sim_api, "fault_before", one_shot)
     # The broadcast copies a message (copyMessage), so only replies (sendMessage) can draw the 429.
     source = simulator.add_message(ADMIN_ID, text="source of the broadcast")
-    job_id = jobs.create_job(audience="all", created_by=ADMIN_ID, settings=settings, progress_chat_id=ADMIN_ID,
-                             content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source}).id
+    job_id = creation.create_job(audience="all", created_by=ADMIN_ID, settings=settings, progress_chat_id=ADMIN_ID,
+                                 content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": source}).id
     env = process_env(database_url, simulator)
     server, base = start_gunicorn(env, tmp_path / "gunicorn.log", workers=WORKERS)
     pumper = CliPumper(env, 20, tmp_path / "cli.log", DEADLINE_SECONDS, threading.Event())

@@ -21,7 +21,7 @@ from app.config import engine_options
 from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT
 from app.repository.budget.engine import budget_engine
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import BASE_ID, create_text_job, create_users, reload
 from tests.conftest import app_config
 from tests.dbutil import base_test_url, is_mysql

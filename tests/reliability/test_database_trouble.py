@@ -24,7 +24,7 @@ from app.extensions import db
 from app.models.broadcast import COMPLETED, SENT, UNKNOWN
 from app.repository.broadcast_ledger import tallies
 from app.repository.budget.engine import budget_engine
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import crash_bound, create_text_job, create_users, expire_lease, reload
 from tests.conftest import app_config
 from tests.dbutil import base_test_url, is_mysql

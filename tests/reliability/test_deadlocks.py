@@ -18,8 +18,8 @@ from app.extensions import db
 from app.models.audit import CANCELLED, AuditEntry
 from app.models.broadcast import BroadcastJobItem
 from app.repository.deadlocks import in_transaction, is_deadlock
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import control, purge
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.dbutil import base_test_url, is_mysql
 
@@ -211,7 +211,7 @@ def test_an_admins_cancel_chosen_as_a_deadlock_victim_still_cancels_once(app, ra
     event.listen(db.engine, "after_cursor_execute", after_cancel_update)
     try:
         with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
-            assert jobs.cancel_job(job.id, actor="cli") is True
+            assert control.cancel_job(job.id, actor="cli") is True
     finally:
         event.remove(db.engine, "after_cursor_execute", after_cancel_update)
     other.join(WAIT)
@@ -236,7 +236,7 @@ def test_a_pump_step_chosen_as_a_deadlock_victim_runs_again_and_the_run_goes_on(
                      f"UPDATE broadcast_jobs SET not_before = NULL WHERE id = {job.id}")
     other.start()
     assert other.holding.wait(WAIT), other.error
-    with caplog.at_level(logging.INFO, logger="app.services.broadcast.recorder"):
+    with caplog.at_level(logging.INFO, logger="app.services.broadcast.sending.recorder"):
         result = _run_until_blocked_then_close(app, raw_engine, other, lambda: pump(job.id, 30, settings=settings),
                                                "UPDATE broadcast_job_items SET status = 'sending'%", join=30)
     assert "error" not in result, result["error"]
@@ -322,8 +322,8 @@ def test_cron_expiring_a_stopped_jobs_orphans_as_a_deadlock_victim_counts_them_o
     create_users(3)
     job = create_text_job()
     orphan = _make_orphan(job.id)
-    assert jobs.pause_job(job.id, actor="cli")
-    assert _lose_to_the_orphans_holder(raw_engine, caplog, job.id, orphan, jobs.expire_stopped_orphans) == 1
+    assert control.pause_job(job.id, actor="cli")
+    assert _lose_to_the_orphans_holder(raw_engine, caplog, job.id, orphan, purge.expire_stopped_orphans) == 1
     job = reload(job.id)
     assert (job.status, job.unknown_count, job.pause_reason) == ("paused", 1, "other")
     assert assert_consistent(job.id) == {"pending": 2, "unknown": 1}
@@ -338,7 +338,7 @@ def test_cron_releasing_due_schedules_as_a_deadlock_victim_queues_each_once(app,
 
     from app.models import BroadcastJob
     from app.repository.db_clock import db_utcnow
-    from app.services.broadcast import schedule
+    from app.services.broadcast.schedule import releases
 
     create_users(2)
     now = db_utcnow()
@@ -353,7 +353,7 @@ def test_cron_releasing_due_schedules_as_a_deadlock_victim_queues_each_once(app,
     assert other.holding.wait(WAIT), other.error
     with caplog.at_level(logging.INFO, logger="app.repository.deadlocks"):
         # Our UPDATE holds the first job and waits for the second.
-        result = _run_until_blocked_then_close(app, raw_engine, other, lambda: schedule.start_due(engine_settings()),
+        result = _run_until_blocked_then_close(app, raw_engine, other, lambda: releases.start_due(engine_settings()),
                                                "UPDATE broadcast_jobs SET status%")
     assert result == {"value": 2} and "deadlock on attempt 1 of 4" in caplog.text
     assert [reload(j.id).status for j in (first, second)] == ["queued", "queued"]

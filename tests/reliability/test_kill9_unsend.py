@@ -16,8 +16,8 @@ import pytest
 
 from app.models.broadcast import COMPLETED, GONE, SENDING, SENT
 from app.repository.broadcast_ledger import tallies
-from app.services.broadcast import actions
-from app.services.broadcast.drain import pump
+from app.services.broadcast.actions import unsend_edit
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import (
     BASE_ID,
     assert_consistent,
@@ -92,7 +92,7 @@ def test_sigkilled_unsend_pumps_delete_every_copy_once_and_redo_only_what_was_in
     while pump(source, 60, settings=settings).stop != "done":
         pass
     assert {m["chat_id"] for m in simulator.bot_messages()} >= users
-    job_id = actions.unsend_job(source, settings=settings).id
+    job_id = unsend_edit.unsend_job(source, settings=settings).id
     env = process_env(database_url, simulator)
     per_kill, stranded_users = kill_rounds(job_id, env, simulator, tmp_path, bound)
     drains = drain(job_id, env, tmp_path)

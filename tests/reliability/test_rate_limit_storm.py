@@ -11,7 +11,7 @@ import time
 import pytest
 
 from app.models.broadcast import COMPLETED, SENT
-from app.services.broadcast.drain import pump
+from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import create_text_job, create_users, reload
 from tests.reliability.helpers import assert_final, item_errors, recipients, record, use_settings
 

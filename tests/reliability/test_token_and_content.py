@@ -15,8 +15,8 @@ import time
 import pytest
 
 from app.models.broadcast import COMPLETED, PAUSED, PENDING, SENT
-from app.services.broadcast import jobs
-from app.services.broadcast.drain import pump
+from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, reload
 from tests.conftest import ADMIN_ID
@@ -57,7 +57,7 @@ def test_a_revoked_token_pauses_at_once_and_resume_completes(app, simulator, fig
     sent_before = counts[SENT]
 
     simulator.restore_token()
-    assert jobs.resume_job(job_id) == "running"
+    assert control.resume_job(job_id) == "running"
     drain(job_id, settings)
     job = reload(job_id)
     counts = assert_final(job_id, simulator)
@@ -75,8 +75,8 @@ def test_a_deleted_source_message_trips_the_breaker_and_resume_completes(app, si
     window, max_errors = settings["broadcast_concurrency"], settings["broadcast_max_consecutive_errors"]
     simulator.configure(latency_ms=10)
     message_id = simulator.add_message(ADMIN_ID, text="خبر <b>تازه</b> 📦")
-    job_id = jobs.create_job(audience="all", created_by=ADMIN_ID, settings=settings,
-                             content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": message_id}).id
+    job_id = creation.create_job(audience="all", created_by=ADMIN_ID, settings=settings,
+                                 content={"type": "copy", "from_chat_id": ADMIN_ID, "message_id": message_id}).id
     trigger = after_deliveries(simulator, PART, lambda: simulator.delete_message_source(ADMIN_ID, message_id))
     result = pump(job_id, 30, settings=settings)
     trigger.join(5)
@@ -95,7 +95,7 @@ def test_a_deleted_source_message_trips_the_breaker_and_resume_completes(app, si
     sent_before = counts[SENT]
 
     simulator.configure(strict_copy=False)  # the operator fixed the content
-    assert jobs.resume_job(job_id) == "running"
+    assert control.resume_job(job_id) == "running"
     drain(job_id, settings)
     job = reload(job_id)
     counts = assert_final(job_id, simulator)

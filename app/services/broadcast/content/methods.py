@@ -1,0 +1,113 @@
+"""The Bot API method and parameters that deliver, delete or edit a job's content."""
+from __future__ import annotations
+
+from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, KIND_UNSEND, BroadcastJob
+from app.services.broadcast.content import variants
+from app.services.broadcast.jobs import creation
+from app.texts import LANGS, t
+
+# The callback data of the opt-out button under a copy (app.bot.subscription declares its handler).
+OPTOUT_DATA = "u.stop"
+
+
+def url_button(text: str | None, url: str | None) -> dict | None:
+    """Return the inline keyboard of a broadcast's link button, or None when it has none."""
+    if not text or not url:
+        return None
+    return {"inline_keyboard": [[{"text": text, "url": url}]]}
+
+
+def with_optout(markup: dict | None, job: BroadcastJob) -> dict | None:
+    """Return markup with the opt-out button as its last row when the job carries one.
+
+    One set of parameters serves every recipient, so the label carries both languages.
+    """
+    if not job.optout_button:
+        return markup
+    label = " · ".join(t("btn_optout", lang) for lang in LANGS)
+    rows = (markup or {}).get("inline_keyboard", [])
+    return {"inline_keyboard": [*rows, [{"text": label, "callback_data": OPTOUT_DATA}]]}
+
+
+def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
+    """Return the Bot API method and parameters that deliver the job's content."""
+    if job.content_type == CONTENT_ALBUM:
+        # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid),
+        # but the silent and protect options apply to every part.
+        album = {"from_chat_id": job.from_chat_id, "message_ids": creation.album_ids(job)}
+        return "copyMessages", {**album, **send_options(job)}
+    params: dict = {}
+    if markup := with_optout(url_button(job.button_text, job.button_url), job):
+        params["reply_markup"] = markup
+    if paid:
+        params["allow_paid_broadcast"] = True
+    params.update(send_options(job))
+    if job.content_type == CONTENT_COPY:
+        params.update(from_chat_id=job.from_chat_id, message_id=job.source_message_id)
+        return "copyMessage", params
+    params.update(text=job.text, parse_mode=job.parse_mode or "HTML", link_preview_options={"is_disabled": True})
+    return "sendMessage", params
+
+
+def send_options(job: BroadcastJob) -> dict:
+    """Return the job's silent and protect options as Bot API parameters (only those that are on)."""
+    options: dict = {}
+    if job.silent:
+        options["disable_notification"] = True
+    if job.protect:
+        options["protect_content"] = True
+    return options
+
+
+def action_params(job: BroadcastJob) -> tuple[str, dict]:
+    """Return the method and parameters (less each copy's message_id) of an unsend or edit job.
+
+    Unsend: deleteMessage, or deleteMessages over an album's recorded part
+    ids (one counted call). Edit: editMessageText for text broadcasts and
+    copies (a media copy falls back to its caption, see Pump.act), the caption
+    of an album's first part; the source's URL (and opt-out) buttons are kept.
+    """
+    if job.kind == KIND_UNSEND:
+        return ("deleteMessages", {}) if job.content_type == CONTENT_ALBUM else ("deleteMessage", {})
+    params: dict = {"parse_mode": job.parse_mode or "HTML"}
+    markup = with_optout(url_button(job.button_text, job.button_url), job)
+    if job.content_type != CONTENT_ALBUM and markup:
+        params["reply_markup"] = markup
+    if job.content_type == CONTENT_ALBUM:
+        return "editMessageCaption", {**params, "caption": job.text}
+    if job.content_type == CONTENT_TEXT:
+        params["link_preview_options"] = {"is_disabled": True}
+    return "editMessageText", {**params, "text": job.text}
+
+
+def with_text(method: str, params: dict, text: str) -> dict:
+    """Return a send's or edit's parameters carrying another text: a language variant's (text, or caption)."""
+    if method in ("sendMessage", "editMessageText"):
+        return {**params, "text": text}
+    if method == "editMessageCaption":
+        return {**params, "caption": text}
+    if method == "copyMessage":
+        # The variant replaces the copied media message's caption (HTML, like every text the bot writes).
+        return {**params, "caption": text, "parse_mode": "HTML"}
+    return params  # deletes carry no text
+
+
+def by_variant(job: BroadcastJob, method: str, params: dict) -> dict[str | None, tuple[str, dict]]:
+    """Return the method and parameters per language variant (None: the default content) of a send or action."""
+    out: dict[str | None, tuple[str, dict]] = {None: (method, params)}
+    for code, text in variants.of(job).items():
+        out[code] = (method, with_text(method, params, text))
+    return out
+
+
+def target_params(method: str, params: dict, message_id: int, part_ids: list[int] | None) -> dict:
+    """Return an action's parameters for one copy: exactly the ids recorded for it.
+
+    An album's parts need not have consecutive ids (copyMessages skips a part
+    it cannot copy): its unsend deletes the recorded ones. An album recorded
+    before part ids were kept deletes only its first part's copy, the one id
+    proven ours; the next ids in that chat may be someone else's messages.
+    """
+    if method == "deleteMessages":
+        return {**params, "message_ids": list(part_ids or [message_id])}
+    return {**params, "message_id": message_id}

@@ -1,0 +1,1 @@
+"""Jobs: create, populate, steer and purge broadcast jobs; drafts, views, estimates and offers."""

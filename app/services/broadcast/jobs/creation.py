@@ -1,0 +1,205 @@
+"""Create a broadcast job: check its content, count its audience, insert and queue the draft."""
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime
+
+from app.extensions import db
+from app.models.audience import Audience
+from app.models.broadcast import AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
+from app.repository import broadcast_jobs as jobs_repo
+from app.repository import broadcast_population as population
+from app.repository import broadcast_schedule as schedule_repo
+from app.repository.db_clock import db_utcnow
+from app.services import audit
+from app.services.broadcast.content import text_rules
+from app.services.broadcast.content import variants as variants_service
+from app.services.broadcast.content.button_url import url_problem
+from app.services.broadcast.jobs.control import start_next_if_idle
+from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.jobs.population import discard_draft, populate_in_chunks
+from app.services.broadcast.schedule.send_time import check_future
+from app.services.settings import load_settings
+from app.texts import t
+
+log = logging.getLogger(__name__)
+ALBUM_MAX_PARTS = 10  # a Telegram album (media group) has at most 10 parts
+
+
+class EmptyAudience(ValueError):
+    """The chosen audience has nobody in it."""
+
+
+class CancelledWhilePreparing(ValueError):
+    """The job was cancelled while its recipients were being added: it stays cancelled and sends nothing."""
+
+    def __init__(self, job_id: int, total: int):
+        super().__init__(f"job {job_id} was cancelled while it was being prepared; nothing was sent "
+                         f"({total} recipients not sent)")
+        self.job_id, self.total = job_id, total
+
+
+def audience_counts() -> dict[str, int]:
+    """Count each audience as it stands now (from stored columns only)."""
+    counts = {aud: population.count_audience(aud) for aud in AUDIENCES}
+    db.session.commit()
+    return counts
+
+
+def count_recipients(audience: Audience | str) -> int:
+    """Count who an audience with its filters reaches now: the same WHERE population uses."""
+    count = population.count_audience(audience)
+    db.session.commit()
+    return count
+
+
+def variant_counts(audience: Audience | str, codes: list[str]) -> dict:
+    """Count who gets each language variant now ({code or None: n}), with population's own WHERE and match."""
+    counts = population.count_by_variant(audience, codes)
+    db.session.commit()
+    return counts
+
+
+def _content_fields(content: dict) -> dict:
+    """Validate the content description and return job columns."""
+    kind = content.get("type")
+    if kind == CONTENT_COPY:
+        try:
+            return {"content_type": CONTENT_COPY, "from_chat_id": int(content["from_chat_id"]),
+                    "source_message_id": int(content["message_id"])}
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("copy content needs integer from_chat_id and message_id") from None
+    if kind == CONTENT_ALBUM:
+        return _album_fields(content)
+    if kind == CONTENT_TEXT:
+        text = text_rules.check(content.get("text"))  # the HTML Telegram parses, measured as it shows
+        return {"content_type": CONTENT_TEXT, "text": text, "parse_mode": content.get("parse_mode") or "HTML"}
+    raise ValueError("content type must be 'copy', 'album' or 'text'")
+
+
+def _album_fields(content: dict) -> dict:
+    """Validate an album (1-10 distinct message ids of one chat) and return job columns, ids ascending."""
+    try:
+        from_chat_id = int(content["from_chat_id"])
+        ids = sorted({int(i) for i in content["message_ids"]})
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("album content needs an integer from_chat_id and a list of integer message_ids") from None
+    if not 1 <= len(ids) <= ALBUM_MAX_PARTS or ids[0] < 1:
+        raise ValueError(f"an album needs 1 to {ALBUM_MAX_PARTS} positive message ids")
+    return {"content_type": CONTENT_ALBUM, "from_chat_id": from_chat_id, "source_message_id": ids[0],
+            "source_message_ids": json.dumps(ids)}
+
+
+def album_ids(job: BroadcastJob) -> list[int]:
+    """Return an album job's message ids, ascending."""
+    return json.loads(job.source_message_ids or "[]")
+
+
+def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
+               button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
+               lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
+               action: str = audit.CREATED, send_at: datetime | None = None,
+               variants: dict | None = None) -> BroadcastJob:
+    """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
+
+    send_at (naive UTC) must lie ahead on the database's clock; the job then
+    waits as 'scheduled' until cron releases it. variants: {language code:
+    text or caption} (app.services.broadcast.content.variants); each item records
+    the one its recipient gets.
+    """
+    if not isinstance(audience, Audience) and audience not in AUDIENCES:
+        raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
+    audience = Audience.of(audience)
+    if bool(button_text) != bool(button_url):
+        raise ValueError("a button needs both a text and a URL")
+    if button_url and (problem := url_problem(button_url)):
+        # Telegram would refuse every send of it: refused here, whoever creates the job.
+        raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
+    if send_at is not None:
+        send_at = check_future(send_at, db_utcnow())
+    fields = _content_fields(content)
+    if fields["content_type"] == CONTENT_ALBUM and button_text:
+        raise ValueError("an album carries no button (Telegram allows none)")
+    checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
+    variants_service.require_known_media(checked, content)
+    now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
+    job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
+                       created_by=created_by, button_text=button_text, button_url=button_url,
+                       progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
+                       variants=variants_service.dump(checked), **fields)
+    total = populate_in_chunks(job.id, audience, now, variants=checked)
+    if total == 0:
+        discard_draft(job.id)
+        suffix = " after its filters" if audience.filtered else ""
+        raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
+    detail = f"audience={audience} total={total}"
+    if checked:
+        detail += " variants=" + ",".join(checked)
+    if send_at is not None:
+        detail += f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}"
+    queue_populated(job, total, actor, audit.SCHEDULED if send_at is not None else action, detail, send_at)
+    log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
+             job.status, job.send_at)
+    return job
+
+
+def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_by: int | None,
+                      settings: dict | None, lang: str, actor: str, progress_chat_id: int | None = None,
+                      action: str = audit.CREATED) -> BroadcastJob:
+    """Create the job a draft describes: sent now (send_at None), or scheduled for send_at (naive UTC).
+
+    The wizard's confirm and schedule and the CLI's `broadcast create` all
+    come here; action is audited for a job sent now (a scheduled one is
+    audited as scheduled). Raises as create_job does.
+    """
+    return create_job(audience=draft.target, created_by=created_by, content=draft.content,
+                      button_text=draft.button_text, button_url=draft.button_url, settings=settings,
+                      progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
+                      actor=actor, action=action, send_at=send_at, variants=draft.variants)
+
+
+def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
+    """Add a draft job row (paid, opt-out button and batch size from the settings now) and flush it for its id."""
+    settings = settings or load_settings()
+    # copyMessages has no allow_paid_broadcast: an album always goes at the free rate.
+    paid = bool(settings["broadcast_paid_enabled"]) and columns.get("content_type") != CONTENT_ALBUM
+    # A retry or action copies its source's choice; albums cannot carry a keyboard (copyMessages takes none).
+    optout = columns.pop("optout_button", None)
+    if optout is None:
+        optout = bool(settings["broadcast_optout_button"]) and columns.get("content_type") != CONTENT_ALBUM
+    job = BroadcastJob(status=DRAFT, batch_size=settings["broadcast_batch_size"], paid=paid, optout_button=optout,
+                       paid_limit=settings["broadcast_paid_max_messages"] if paid else None, **columns)
+    db.session.add(job)
+    db.session.flush()
+    return job
+
+
+def set_paid(job: BroadcastJob, paid: bool, settings: dict | None = None) -> None:
+    """Set a draft's paid flag as the admin confirmed it (never for an album), with the cap that goes with it."""
+    settings = settings or load_settings()
+    job.paid = bool(paid) and job.content_type != CONTENT_ALBUM
+    job.paid_limit = settings["broadcast_paid_max_messages"] if job.paid else None
+
+
+def queue_populated(job: BroadcastJob, total: int, actor: str | None, action: str, detail: str,
+                    send_at: datetime | None = None) -> None:
+    """Record the total, queue (or schedule) the draft with its audit entry, commit, and start it if no job sends.
+
+    A draft cancelled during its population stays cancelled: its total is
+    recorded (its items all count as not sent) and CancelledWhilePreparing
+    tells the creator; nothing is queued, so nothing is ever sent.
+    """
+    jobs_repo.set_total(job.id, total)
+    if send_at is not None:
+        queued = schedule_repo.schedule_draft(job.id, send_at)
+    else:
+        queued = jobs_repo.queue_draft(job.id)
+    if not queued:
+        db.session.commit()  # the total: a cancelled job's counters add up to its items
+        log.warning("broadcast job %s was cancelled during its population; not queued", job.id)
+        raise CancelledWhilePreparing(job.id, total)
+    audit.record(actor, action, job.id, detail)
+    db.session.commit()
+    start_next_if_idle()
+    db.session.refresh(job)

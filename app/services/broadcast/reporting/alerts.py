@@ -1,0 +1,51 @@
+"""Alerts every admin gets about a job: an automatic pause, and the final summary.
+
+The caller sends them only after winning the guarded UPDATE that made the
+change (jobs_repo.pause / complete_if_done matched its row), so two processes
+that reach the same job never both alert. Each alert is one outbox send per
+chat: reply priority, counted against the bot-wide budget like any reply.
+"""
+from __future__ import annotations
+
+from flask import current_app
+
+from app.extensions import db
+from app.models.broadcast import PAUSED, BroadcastJob
+from app.services import admins
+from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.reporting.progress import progress_keyboard, summary_keyboard, summary_text
+from app.texts import t
+
+
+def recipients(job: BroadcastJob) -> dict[int, str]:
+    """Return {chat: language}: every admin, plus the job's own chat (its author) in the job's language."""
+    chats = admins.alert_chats(current_app.config.get("ADMIN_IDS") or frozenset())
+    own = job.progress_chat_id or job.created_by
+    if own:
+        chats[own] = job.progress_lang or chats.get(own) or "fa"
+    return chats
+
+
+def job_paused(job_id: int, reason: str, *, outbox) -> None:
+    """Tell every admin the engine paused the job, with a resume button."""
+    job = db.session.get(BroadcastJob, job_id)
+    chats = recipients(job) if job else {}
+    db.session.commit()  # no transaction stays open across the sends
+    for chat_id, lang in chats.items():
+        outbox.send(chat_id, t("paused_alert", lang, id=job_id, reason=reason),
+                    reply_markup=progress_keyboard(job_id, PAUSED, lang))
+
+
+def job_finished(job_id: int, *, outbox) -> None:
+    """Send every admin the summary; in the job's own chat it replaces the progress message."""
+    job = db.session.get(BroadcastJob, job_id)
+    if job is None:
+        db.session.commit()
+        return
+    status, own, message_id = job_status(job), job.progress_chat_id, job.progress_message_id
+    chats = recipients(job)
+    db.session.commit()
+    for chat_id, lang in chats.items():
+        replace = message_id if chat_id == own else None
+        outbox.send(chat_id, summary_text(status, lang), reply_markup=summary_keyboard(status, lang),
+                    replace_message_id=replace)

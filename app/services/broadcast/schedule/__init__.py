@@ -1,0 +1,1 @@
+"""Schedule: send times in Tehran time, releasing due jobs, and watching that cron calls."""
