@@ -5,10 +5,13 @@ from app.models.audit import AuditEntry
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.models.processed_update import ProcessedUpdate
 from app.models.pump_run import CronWatch, PumpRun
+from app.models.segment import Segment
 from app.models.setting import Setting
 from app.models.stats_snapshot import StatsSnapshot
 from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
+from app.models.user_data import UserField, UserTag
 
 __all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "CronWatch", "ProcessedUpdate",
-           "PumpRun", "Setting", "StatsSnapshot", "TelegramBudget", "TelegramChatPace", "User"]
+           "PumpRun", "Segment", "Setting", "StatsSnapshot", "TelegramBudget", "TelegramChatPace", "User",
+           "UserField", "UserTag"]

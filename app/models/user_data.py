@@ -1,0 +1,49 @@
+"""What an operator knows about a user beyond Telegram's fields: tags and custom fields."""
+from datetime import datetime
+
+from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, String
+from sqlalchemy.dialects import mysql
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.extensions import db
+from app.models.base import MYSQL_TABLE_ARGS
+
+TAG_MAX = 64
+FIELD_NAME_MAX = 64
+FIELD_VALUE_MAX = 255
+
+
+def exact(length: int):
+    """A VARCHAR compared byte for byte on both databases (MySQL's default collation folds case and accents)."""
+    return String(length).with_variant(mysql.VARCHAR(length, collation="utf8mb4_bin"), "mysql", "mariadb")
+
+
+class UserTag(db.Model):
+    """One tag on one user; (user, tag) is unique, and a tag's users are one index range."""
+
+    __tablename__ = "user_tags"
+    __table_args__ = (
+        Index("ix_user_tags_tag", "tag", "user_id"),
+        MYSQL_TABLE_ARGS,
+    )
+
+    user_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    tag: Mapped[str] = mapped_column(exact(TAG_MAX), primary_key=True)
+    # Who set it: admin, cli, csv, deeplink, button, optout.
+    origin: Mapped[str] = mapped_column(String(16), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+
+class UserField(db.Model):
+    """One custom field of one user (plan=gold, city=تهران); a field's values are one index range."""
+
+    __tablename__ = "user_fields"
+    __table_args__ = (
+        Index("ix_user_fields_value", "name", "value", "user_id"),
+        MYSQL_TABLE_ARGS,
+    )
+
+    user_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(exact(FIELD_NAME_MAX), primary_key=True)
+    value: Mapped[str] = mapped_column(exact(FIELD_VALUE_MAX), nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
