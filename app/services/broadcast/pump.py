@@ -26,7 +26,7 @@ from app.services.broadcast.outcomes import HELD_BACK, Outcome, classify, classi
 from app.services.broadcast.recorder import Recorder, StepResult
 from app.services.broadcast.slots import Booker, Slot
 from app.services.broadcast.stops import Stop
-from app.telegram.client import IN_FLIGHT
+from app.telegram.in_flight import IN_FLIGHT
 
 log = logging.getLogger(__name__)
 # A send is handed to its thread this long before its slot (the thread sleeps the rest):
