@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -11,37 +10,18 @@ from concurrent.futures import Future
 from typing import Any
 
 from app.telegram.client import MIN_ATTEMPT_SECONDS
-from app.telegram.errors import (
-    ChatBusy,
-    NetworkError,
-    RetryAfter,
-    TelegramError,
-    UnknownOutcome,
-    is_not_modified,
-)
-from app.telegram.ops import API_METHOD, Op, done, resolve
-from app.telegram.policy import is_paced_method
-
-log = logging.getLogger("app.telegram.outbox")
+from app.telegram.ops import Op, done, resolve
+from app.telegram.outbox_busy_chats import BusyChats
+from app.telegram.outbox_runner import OpRunner
 
 # flush() and close() without a deadline still return within this many seconds.
 DEFAULT_FLUSH_SECONDS = 5.0
 # The background worker never lets the client sleep longer than this inside
 # one call: longer waits become retry_at, so other chats keep moving.
 WORKER_CALL_BUDGET = 2.0
-# A send is not started with less time left: its capped read would likely end
-# as an unknown outcome, which is never retried (the user might get it twice).
-SEND_MIN_SECONDS = 0.5
-# A write that failed without a verdict (not sent, or an idempotent edit or
-# delete whose outcome is unknown) is tried again this much later, this often.
-TRANSIENT_RETRY_SECONDS = 1.0
-MAX_ATTEMPTS = 3
-# An outbox taking over another's ops for busy chats keeps at most this many
-# per chat: a chat flooding an admin's bot cannot pile up work without end.
-ADOPTED_PER_CHAT = 5
 
 
-class Outbox:
+class Outbox(BusyChats, OpRunner):
     """Serialize a request's Telegram writes, coalescing edits and honouring 429s.
 
     No method blocks its caller past its deadline (``DEFAULT_FLUSH_SECONDS``
@@ -221,178 +201,6 @@ class Outbox:
         self._cond.notify_all()
         return op.future
 
-    def _take_ready(self, now: float, room: float) -> tuple[Op | None, float | None]:
-        """Pop the best op ready at ``now`` that fits ``room`` seconds; else when the next one will be."""
-        with self._cond:
-            best: Op | None = None
-            wake_at: float | None = None
-            for key, op in list(self._pending.items()):
-                if op.future.cancelled():
-                    del self._pending[key]
-                    continue
-                if op.kind == "send" and room < SEND_MIN_SECONDS:
-                    continue  # left for a later flush with more time
-                chat_at = self._chat_ready_at(op)
-                if self._is_busy(op, chat_at, now):
-                    del self._pending[key]
-                    self._give_up(op, chat_at - now if chat_at is not None else 0.0)
-                    continue
-                ready = op.retry_at if chat_at is None else max(op.retry_at, chat_at)
-                if chat_at is not None and self._waits_for_chat(op) is not None:
-                    # Booked at once by the call (refused past chat_wait), which then sleeps to the
-                    # slot: sleeping here first would let every request of a flooding chat wait
-                    # for the same slot, and all but one be refused only after that wait.
-                    ready = op.retry_at
-                if ready <= now:
-                    if best is None or op.order() < best.order():
-                        best = op
-                elif wake_at is None or ready < wake_at:
-                    wake_at = ready
-            if best is not None:
-                del self._pending[best.key]
-                return best, None
-            return None, wake_at
-
-    def _ready_at(self, op: Op) -> float:
-        """Return when an op may run: after its 429 wait and its chat's pacing."""
-        chat_at = self._chat_ready_at(op)
-        return op.retry_at if chat_at is None else max(op.retry_at, chat_at)
-
-    def _chat_ready_at(self, op: Op) -> float | None:
-        """Return when the op's chat may next receive a message; None when it is not paced."""
-        pacer = getattr(self._client, "chat_pacer", None)
-        if pacer is None or not is_paced_method(API_METHOD[op.fn]):
-            return None
-        # A hint (a shared pacer reads the database at most every 0.1 s): the call itself books the chat afresh.
-        return getattr(pacer, "ready_hint", pacer.ready_at)(op.chat_id)
-
-    def _waits_for_chat(self, op: Op) -> float | None:
-        """Return how long the op may wait for its chat's slot: chat_wait for a chat not written to yet, else None."""
-        if self._chat_wait is None or op.chat_id in self._booked_chats:
-            return None
-        return self._chat_wait
-
-    def _is_busy(self, op: Op, chat_at: float | None, now: float) -> bool:
-        """Tell whether the op's chat is given up on, or its slot is further off than the op may wait."""
-        if chat_at is None or self._chat_wait is None:
-            return False
-        if op.chat_id in self._busy_chats:
-            return True
-        wait = self._waits_for_chat(op)
-        return wait is not None and chat_at - now > wait
-
-    def _give_up(self, op: Op, wait: float) -> None:
-        """Hand an op for a busy chat to the overflow outbox, or drop it (caller holds the lock)."""
-        self._busy_chats.add(op.chat_id)
-        if op.replaces is not None:
-            self._replacing.discard((op.chat_id, op.replaces))
-        if self._overflow is not None and self._overflow._adopt(op):
-            log.info("outbox %s chat=%s deferred: the chat's next slot is %.1fs away", op.fn, op.chat_id, wait)
-            return
-        log.info("outbox %s chat=%s dropped: the chat's next slot is %.1fs away", op.fn, op.chat_id, wait)
-        resolve(op.future, None)
-
-    def _adopt(self, op: Op) -> bool:
-        """Take over another outbox's op (its future included); False if closed or the chat has enough queued."""
-        with self._cond:
-            if op.key[2:3] == ("unique",):
-                # Unique keys count per outbox: two requests' first replies would collide here.
-                op.key = ("send", op.chat_id, "unique", next(self._seq))
-            queued = sum(1 for other in self._pending.values() if other.chat_id == op.chat_id)
-            if self._closed or (op.key not in self._pending and queued >= ADOPTED_PER_CHAT):
-                return False
-            old = self._pending.get(op.key)
-            if old is not None:
-                resolve(old.future, None)  # an older edit of the same message: the newer text wins
-            if op.replaces is not None:
-                self._replacing.add((op.chat_id, op.replaces))
-            self._pending[op.key] = op
-            self._cond.notify_all()
-            return True
-
-    def _execute(self, op: Op, deadline: float | None) -> None:
-        """Make the call for one op and settle its future."""
-        try:
-            result = self._call(op, deadline)
-        except ChatBusy as exc:
-            with self._cond:
-                self._give_up(op, exc.retry_after)
-            return
-        except RetryAfter as exc:
-            self._requeue(op, exc.retry_after)
-            return
-        except (NetworkError, UnknownOutcome) as exc:
-            self._retry_later(op, exc)
-            return
-        except TelegramError as exc:
-            if op.kind == "edit" and is_not_modified(exc):
-                self._finish(op, True)
-                return
-            log.info("outbox %s chat=%s dropped: %s", op.fn, op.chat_id, exc)
-            self._finish(op, None)
-            return
-        except Exception:
-            # A bug in one op must not kill the worker or strand later ops.
-            log.exception("outbox %s chat=%s failed", op.fn, op.chat_id)
-            self._finish(op, None)
-            return
-        self._finish(op, result)
-
-    def _call(self, op: Op, deadline: float | None) -> Any:
-        """Make the op's client call; in a chat not written to yet, only within chat_wait (else ChatBusy)."""
-        wait = self._waits_for_chat(op) if is_paced_method(API_METHOD[op.fn]) else None
-        if wait is None:
-            return getattr(self._client, op.fn)(**op.args, deadline=deadline, hard_deadline=True)
-        try:
-            result = getattr(self._client, op.fn)(**op.args, deadline=deadline, hard_deadline=True, chat_wait=wait)
-        except ChatBusy:
-            raise
-        except Exception:
-            # The chat's slot was booked before the call failed: this outbox's next ops keep its pace.
-            self._booked_chats.add(op.chat_id)
-            raise
-        self._booked_chats.add(op.chat_id)
-        return result
-
-    def _finish(self, op: Op, result: Any) -> None:
-        """Resolve an op; after a replacing send succeeds, delete the old message."""
-        with self._cond:
-            if op.replaces is not None and op.key not in self._pending:
-                self._replacing.discard((op.chat_id, op.replaces))
-            if op.replaces is not None and result is not None:
-                # Only now: a failed final send must never lose the progress message.
-                args = {"chat_id": op.chat_id, "message_id": op.replaces}
-                self._put(("delete", op.chat_id, op.replaces), "delete", "delete_message", args)
-        resolve(op.future, result)
-
-    def _retry_later(self, op: Op, exc: TelegramError) -> None:
-        """Requeue a write that failed without a verdict, unless that could duplicate it."""
-        op.attempts += 1
-        if isinstance(exc, UnknownOutcome) and op.kind == "send":
-            # The message may have arrived: a second copy is worse than none.
-            log.warning("outbox %s chat=%s may have been delivered: %s", op.fn, op.chat_id, exc)
-            self._finish(op, None)
-        elif op.attempts >= MAX_ATTEMPTS:
-            log.info("outbox %s chat=%s dropped after %d attempts: %s", op.fn, op.chat_id,
-                     op.attempts, exc)
-            self._finish(op, None)
-        else:
-            self._requeue(op, TRANSIENT_RETRY_SECONDS)
-
-    def _requeue(self, op: Op, retry_after: float) -> None:
-        """Put an op back after a 429 unless a newer op for its key has arrived."""
-        with self._cond:
-            op.retry_at = self._clock() + retry_after
-            newer = self._pending.get(op.key)
-            if newer is None and not self._closed:
-                self._pending[op.key] = op
-                self._cond.notify_all()
-                return
-            if newer is not None:
-                newer.queued_at, newer.seq = op.queued_at, op.seq
-                newer.retry_at = max(newer.retry_at, op.retry_at)
-        resolve(op.future, None)
-
     def _work(self) -> None:
         """Run ops as they become ready until close() asks to stop."""
         while True:
@@ -421,4 +229,3 @@ class Outbox:
     def _lock_timeout(self, deadline: float) -> float:
         """Return a lock/join timeout in seconds for a deadline."""
         return max(0.0, deadline - self._clock())
-

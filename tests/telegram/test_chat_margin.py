@@ -6,7 +6,7 @@ import time
 import pytest
 
 from app.services import telegram_factory
-from app.telegram.client import REPLY_CHAT_MARGIN
+from app.telegram.call_pacing import REPLY_CHAT_MARGIN
 from tests.broadcast.helpers import engine_settings
 
 CHAT = 777001

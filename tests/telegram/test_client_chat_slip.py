@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.telegram.client import REPLY_CHAT_MARGIN, TelegramClient
+from app.telegram.call_pacing import REPLY_CHAT_MARGIN
+from app.telegram.client import TelegramClient
 from app.telegram.errors import ChatBusy, RetryAfter
 from app.telegram.pacing import ChatPacer
 from tests.telegram.fakes import FakeClock

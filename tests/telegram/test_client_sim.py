@@ -4,7 +4,8 @@ import pytest
 
 from app.repository.budget import lanes as lanes_repo
 from app.services.budget.lane import SharedRateLimiter
-from app.telegram.client import REPLY_CHAT_MARGIN, TelegramClient
+from app.telegram.call_pacing import REPLY_CHAT_MARGIN
+from app.telegram.client import TelegramClient
 from app.telegram.errors import (
     BadRequest,
     Forbidden,

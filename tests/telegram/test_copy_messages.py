@@ -1,6 +1,7 @@
 """copy_messages through the client: one request, one bot-wide slot per copied message, the chat paced once."""
 
-from app.telegram.client import TelegramClient, slots_for
+from app.telegram.call_pacing import slots_for
+from app.telegram.client import TelegramClient
 from app.telegram.pacing import RateLimiter
 
 

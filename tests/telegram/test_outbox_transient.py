@@ -3,7 +3,7 @@
 import pytest
 
 from app.telegram.errors import NetworkError, UnknownOutcome
-from app.telegram.outbox import MAX_ATTEMPTS, SEND_MIN_SECONDS, TRANSIENT_RETRY_SECONDS
+from app.telegram.outbox_runner import MAX_ATTEMPTS, SEND_MIN_SECONDS, TRANSIENT_RETRY_SECONDS
 
 ADMIN = 1001
 

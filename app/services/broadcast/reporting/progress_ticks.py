@@ -6,7 +6,7 @@ import logging
 from app.extensions import db
 from app.models.broadcast import BroadcastJob
 from app.services.broadcast.reporting.notifier import Notifier
-from app.telegram.client import LOW
+from app.telegram.call_pacing import LOW
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ from app.services.broadcast.sending.outcomes import (
 from app.services.broadcast.sending.recorder import Recorder, StepResult
 from app.services.broadcast.sending.slots import Booker, Slot
 from app.services.broadcast.sending.stops import Stop
-from app.telegram.client import IN_FLIGHT
+from app.telegram.in_flight import IN_FLIGHT
 
 log = logging.getLogger(__name__)
 # A send is handed to its thread this long before its slot (the thread sleeps the rest):
