@@ -49,7 +49,7 @@ else
   run bench.throughput --db sqlite --users 200
   run bench.throughput --db sqlite --users 300 --latencies 150 --jitter 0.25 --senders engine
   run bench.throughput --bound --latencies 20 80 150 300 --jitter 0.25 --users 600 --runs 30
-  run bench.paid --db sqlite --users 3000 --tracking none on
+  run bench.paid --db sqlite --users 3000 --tracking off on
   run bench.cron_regime --db sqlite --ticks 2 --tick-seconds 12 --pump-seconds 10
   run bench.budget_burst --db sqlite --users 600 --starts 100
   run bench.clicks --db sqlite --users 600 --clicks 200 --threads 10
