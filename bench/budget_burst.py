@@ -2,7 +2,7 @@
 
 A simulator enforcing Telegram's limits (30/s bot-wide, 1/s per chat, latency
 ± 10 %), a fresh database, `gunicorn -w 4 wsgi:app` with the production
-environment (as bench/webhook_load.py starts it), and a broadcaster in this
+environment (bench/common.py `start_gunicorn`), and a broadcaster in this
 process. Once the broadcast has run --warmup seconds, a thread pool POSTs
 --starts distinct /start updates to /telegram/webhook. Measured: webhook
 p50/p95 during the broadcast, the broadcast's rate before, during and after
@@ -11,10 +11,8 @@ running, the busiest 1 s of all counted calls, welcomes per new user.
 
 Broadcasters (--broadcaster, several allowed, each against a fresh simulator,
 database and gunicorn):
-  engine        pump_all() with the app's client: every process draws on the bot-wide budget (the default)
-  engine-alone  the same pump with a client pacing only itself at broadcast_rate_per_second, as every
-                process did before the shared budget (the webhook workers still use the budget)
-  ptb           python-telegram-bot 22's AIORateLimiter sending the same broadcast (bench/alternatives.py)
+  engine   pump_all() with the app's client: every process draws on the bot-wide budget (the default)
+  ptb      python-telegram-bot 22's AIORateLimiter sending the same broadcast (bench/alternatives.py)
 
     .venv/bin/python -m bench.budget_burst [--db mariadb] [--users 1200] [--starts 300] [--broadcaster engine ptb]
 """
@@ -38,19 +36,23 @@ from bench import alternatives, profiling
 from bench.common import (
     ADMIN_ID,
     BASE_ID,
+    POST_TIMEOUT,
     WEBHOOK_SECRET,
     Simulator,
     bound_app,
     create_text_job,
     db_choices,
     engine_settings,
+    free_port,
     fresh_database,
     insert_users,
     migrate,
+    pct,
+    start_gunicorn,
+    stop_gunicorn,
     telegram_limits,
 )
 from bench.output import print_table, write_results
-from bench.webhook_load import POST_TIMEOUT, free_port, pct, start_gunicorn, stop_gunicorn
 
 STARTS_BASE = BASE_ID + 10_000_000  # new users: never in the broadcast's audience
 COLUMNS = ["broadcaster", "latency_ms", "starts", "ok", "welcomed", "max_welcomes", "p50_ms", "p95_ms", "max_ms",
@@ -67,30 +69,13 @@ def run_broadcast(kind: str, app, users: list[int], settings: dict, stop_at: flo
     from app.services.broadcast.sending.drain import pump_all
 
     with app.app_context():
-        client = alone_client(settings) if kind == "engine-alone" else None
         stops = []
         while time.monotonic() < stop_at:
-            results = pump_all(min(57, stop_at - time.monotonic()), settings=settings, client=client)
+            results = pump_all(min(57, stop_at - time.monotonic()), settings=settings)
             stops += [r.stop for r in results]
             if not results or results[-1].stop in ("done", "paused", "cancelled"):
                 break
         out["stops"] = ",".join(stops)
-
-
-def alone_client(settings: dict):
-    """The engine's client without the bot-wide budget: it paces only itself (the old per-process pacing)."""
-    from flask import current_app
-
-    from app.services.telegram_factory import POOL_SIZE, burst_for
-    from app.telegram.client import TelegramClient
-    from app.telegram.pacing import ChatPacer, RateLimiter
-
-    cfg, rate = current_app.config, settings["broadcast_rate_per_second"]
-    return TelegramClient(cfg["TELEGRAM_BOT_TOKEN"], cfg["TELEGRAM_API_BASE_URL"],
-                          connect_timeout=settings["telegram_connect_timeout"],
-                          read_timeout=settings["telegram_read_timeout"],
-                          max_retries=settings["telegram_max_retries"], pool_size=POOL_SIZE,
-                          rate_limiter=RateLimiter(rate, burst_for(rate)), chat_pacer=ChatPacer())
 
 
 def burst(port: int, starts: int, threads: int, max_seconds: float) -> tuple[list[float], Counter, float, float]:
@@ -188,7 +173,7 @@ def scenario(kind: str, db_kind: str, args) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     db_choices(parser, default="mariadb")
-    parser.add_argument("--broadcaster", nargs="+", default=["engine"], choices=["engine", "engine-alone", "ptb"])
+    parser.add_argument("--broadcaster", nargs="+", default=["engine"], choices=["engine", "ptb"])
     parser.add_argument("--users", type=int, default=1200, help="broadcast audience")
     parser.add_argument("--starts", type=int, default=300, help="new users sending /start in the burst")
     parser.add_argument("--threads", type=int, default=8, help="load generator threads (requests in flight)")

@@ -34,13 +34,16 @@ from bench.common import (
     db_choices,
     db_kinds,
     engine_settings,
+    free_port,
     fresh_database,
     insert_users,
     migrate,
+    pct,
+    start_gunicorn,
+    stop_gunicorn,
     telegram_limits,
 )
 from bench.output import print_table, write_results
-from bench.webhook_load import free_port, pct, start_gunicorn, stop_gunicorn
 
 COLUMNS = ["db", "workers", "threads", "clicks", "ok_302", "errors", "clicks_s", "p50_ms", "p95_ms", "p99_ms",
            "max_ms", "unique", "counted_total", "counted_unique", "sent_during", "wall_s"]

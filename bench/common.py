@@ -1,4 +1,4 @@
-"""Shared benchmark plumbing: a simulator process, a fresh database, the app, users, jobs, timing, output.
+"""Shared benchmark plumbing: a simulator process, gunicorn, a fresh database, the app, users, jobs, rates.
 
 Every benchmark runs the real engine (create_job, pump, pump_all) against the
 simulated Bot API running in a separate process, so the simulator's CPU does
@@ -11,9 +11,11 @@ import contextlib
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -113,6 +115,64 @@ def telegram_limits(latency_ms: float, jitter: float = 0.10) -> dict:
     return dict(global_rate=TELEGRAM_RATE, paid_rate=PAID_RATE, per_chat_limits=True, **jittered(latency_ms, jitter))
 
 
+# -- gunicorn serving the app, as production's web server would --------------------------------
+
+MAIN_CHANNEL_ID = -1001234567890
+# gunicorn imports the app and binds in a second or two; a loaded machine takes longer (30 s was seen to fail).
+GUNICORN_START_SECONDS = 120
+# How often, and how patiently, /healthz is asked while gunicorn starts.
+HEALTH_POLL_SECONDS, HEALTH_TIMEOUT = 0.2, 2
+# A webhook POST still unanswered this long is counted as an error, not waited for.
+POST_TIMEOUT = 30
+# SIGTERM lets workers finish their request; one not gone after this long is stuck.
+GUNICORN_STOP_SECONDS = 30
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gunicorn(url: str, api_base: str, workers: int, port: int, channel: bool) -> subprocess.Popen:
+    """Start `gunicorn -w workers wsgi:app` with the app's production environment; wait for /healthz."""
+    import requests
+
+    env = dict(os.environ, DATABASE_URL=url, TELEGRAM_API_BASE_URL=api_base, TELEGRAM_BOT_TOKEN=TOKEN,
+               WEBHOOK_SECRET=WEBHOOK_SECRET, PUMP_TOKEN=PUMP_TOKEN, ADMIN_IDS=str(ADMIN_ID), LOG_LEVEL="WARNING")
+    if channel:
+        env["MAIN_CHANNEL_ID"] = str(MAIN_CHANNEL_ID)
+    exe = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    proc = subprocess.Popen([exe, "-w", str(workers), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
+                             "wsgi:app"], cwd=ROOT, env=env)
+    deadline = time.monotonic() + GUNICORN_START_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=HEALTH_TIMEOUT).status_code < 500:
+                return proc
+        except requests.RequestException:
+            pass
+        if proc.poll() is not None:
+            raise RuntimeError("gunicorn exited during start-up")
+        time.sleep(HEALTH_POLL_SECONDS)
+    proc.terminate()
+    raise RuntimeError(f"gunicorn did not answer /healthz within {GUNICORN_START_SECONDS} s")
+
+
+def stop_gunicorn(proc: subprocess.Popen) -> None:
+    """Stop gunicorn and wait for it to exit."""
+    proc.terminate()
+    proc.wait(timeout=GUNICORN_STOP_SECONDS)
+
+
+def pct(values: list[float], p: float) -> float:
+    """The p-th percentile of values (nearest rank), rounded to 0.1."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))], 1)
+
+
 # -- databases ----------------------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -181,10 +241,8 @@ def bound_app(url: str, api_base: str):
             telegram_factory.reset_clients()
 
 
-# Users' Telegram languages, in turn; with VARIANTS a quarter get each variant, half the default.
+# Users' Telegram languages, in turn.
 LANGUAGE_CODES = ("fa", "en-US", "ar", None)
-VARIANTS = {"en": "<b>Hello</b> — an English variant of the benchmark message",
-            "ar": "<b>مرحبا</b> — نسخة عربية من رسالة القياس"}
 
 
 def insert_users(n: int, start: int = BASE_ID, chunk: int = 5000) -> list[int]:
@@ -216,12 +274,11 @@ def engine_settings(**overrides) -> dict:
     return values
 
 
-def create_text_job(settings: dict, tracking: bool | None = None, variants: bool = False):
+def create_text_job(settings: dict, tracking: bool | None = None):
     """Create (populate, queue, start) a text job to every user through create_job.
 
     tracking True/False: the job has a link button, tracked per recipient
     (PUBLIC_URL set on the app) or plain (PUBLIC_URL unset); None: no button.
-    variants: the job carries VARIANTS (en and ar texts beside the default).
     """
     from flask import current_app
 
@@ -232,13 +289,7 @@ def create_text_job(settings: dict, tracking: bool | None = None, variants: bool
         current_app.config["PUBLIC_URL"] = PUBLIC_URL if tracking else None
         button = dict(button_text="Open", button_url=BUTTON_URL)
     return create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": TEXT},
-                      settings=settings, variants=VARIANTS if variants else None, **button)
-
-
-def variants_choices(parser: argparse.ArgumentParser) -> None:
-    """Add --variants: the job with language variants ("on") or one content ("off"); runs each given."""
-    parser.add_argument("--variants", nargs="+", choices=["off", "on"], default=["off"],
-                        help="on: the job carries en and ar variants (users' languages cycle fa, en-US, ar, none)")
+                      settings=settings, **button)
 
 
 def tracking_choices(parser: argparse.ArgumentParser) -> None:

@@ -67,12 +67,14 @@ def code_version() -> dict:
         except (OSError, subprocess.SubprocessError):
             return ""
 
-    digest = hashlib.sha1()
-    for folder in ("app/services/broadcast", "app/telegram", "app/repository"):
-        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
-            if name.endswith(".py"):
-                with open(os.path.join(ROOT, folder, name), "rb") as f:
-                    digest.update(name.encode() + f.read())
+    digest = hashlib.sha1()  # the engine as docs/PERFORMANCE.md names it, subpackages included
+    for folder in ("app/services/broadcast", "app/services/budget", "app/telegram", "app/repository"):
+        for base, dirs, files in sorted(os.walk(os.path.join(ROOT, folder))):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    with open(os.path.join(base, name), "rb") as f:
+                        digest.update(os.path.relpath(os.path.join(base, name), ROOT).encode() + f.read())
     return {"head": git("rev-parse", "--short", "HEAD"), "app_dirty": bool(git("status", "--porcelain", "app")),
             "engine_sha1": digest.hexdigest()[:12]}
 

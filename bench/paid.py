@@ -4,9 +4,8 @@ Simulator: paid_rate 1000/s, 50 ms latency ± 10 %. Job: broadcast_paid_enabled 
 broadcast_paid_rate_per_second 900, broadcast_paid_concurrency 64 (the defaults).
 --profile samples the engine and the simulator with py-spy and buckets the CPU.
 
-    .venv/bin/python -m bench.paid [--users 5000] [--db sqlite|mariadb|both] [--profile] [--client default|httpclient]
+    .venv/bin/python -m bench.paid [--users 5000] [--db sqlite|mariadb|both] [--rate 1000] [--profile]
         [--tracking none off on]  (no button / a plain link button / a per-recipient tracked button)
-        [--variants off on]  (one content / en and ar language variants beside the default)
 """
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ import time
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench import profiling, questions, whatif
-from bench.budget_stats import BudgetStatements
+from bench import profiling, questions
 from bench.common import (
     RESULTS,
     Simulator,
@@ -36,19 +34,18 @@ from bench.common import (
     telegram_limits,
     tracking_choices,
     tracking_flag,
-    variants_choices,
     window_rate,
 )
 from bench.output import print_table, write_results
-from bench.traces import Connections, DbClock, SendTrace, StepTimer
+from bench.traces import BudgetStatements, Connections, DbClock, SendTrace, StepTimer
 
-COLUMNS = ["db", "tracking", "variants", "client", "conc", "msg_s", "of_target_800", "sent", "429s", "dups",
+COLUMNS = ["db", "tracking", "conc", "msg_s", "of_target_800", "sent", "429s", "dups",
            "in_flight_avg", "call_ms", "slot_ms_item", "step_ms", "items_per_step", "db_ms_item", "db_statements_item",
            "budget_stmts_item", "queries_msg", "engine_cpu_ms_msg", "cpu_ms_pump_thread", "cpu_ms_step", "cpu_ms_book",
            "cpu_ms_send", "engine_cpu_s", "sim_cpu_s", "db_cpu_s", "other_cpu_s", "wall_s"]
 
 
-def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "off") -> tuple[dict, dict]:
+def run(db_kind: str, url: str, args, tracking: str = "none") -> tuple[dict, dict]:
     """Populate, then drain the job with pump() calls in this one process."""
     from app.extensions import db
     from app.services.broadcast.sending.drain import pump
@@ -62,9 +59,8 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
     with Simulator(**sim_cfg) as sim, bound_app(url, sim.base_url):
         # Everything the database receives from the job's creation to its end, COMMITs included.
         queries = questions.start(db.engine, budget_engine(db.engine))
-        job = create_text_job(settings, tracking_flag(tracking), variants == "on")
+        job = create_text_job(settings, tracking_flag(tracking))
         created = queries.read()
-        client = whatif.make_client(args.client, settings, paid=True, burst=args.burst)
         clock = DbClock(db.engine)
         budget = BudgetStatements(budget_engine(db.engine))
         connections = Connections(db.engine, budget_engine(db.engine))
@@ -73,7 +69,7 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
         spies = []
         if args.profile:
             for name, pid in (("engine", os.getpid()), ("simulator", sim.proc.pid)):
-                path = os.path.join(RESULTS, f"paid-{db_kind}-{args.client}-{name}.collapsed")
+                path = os.path.join(RESULTS, f"paid-{db_kind}-{name}.collapsed")
                 spies.append((name, path, profiling.PySpy(pid, path).__enter__()))
         clock.reset()
         trace, steps = SendTrace(), StepTimer()
@@ -86,7 +82,7 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
         started = time.monotonic()
         processed, stops = 0, []
         while time.monotonic() - started < 300:
-            result = pump(job.id, 50, settings=settings, client=client)
+            result = pump(job.id, 50, settings=settings)
             processed += result.processed
             stops.append(result.stop)
             if result.stop != "budget":
@@ -106,9 +102,8 @@ def run(db_kind: str, url: str, args, tracking: str = "none", variants: str = "o
         stats = sim.stats()
         sent = broadcast_deliveries(sim)
         rate = window_rate(sent)
-        row = {"db": db_kind, "tracking": tracking, "variants": variants,
-               "client": args.client + (f" burst {args.burst}" if args.burst > 1 else ""),
-               "conc": args.concurrency, "recipients": args.users, "msg_s": round(rate, 1),
+        row = {"db": db_kind, "tracking": tracking, "conc": args.concurrency, "recipients": args.users,
+               "msg_s": round(rate, 1),
                "pump_items_s": round(processed / wall, 1), "of_target_800": round(rate / 800, 3),
                "sent": tallies(job.id).get("sent", 0), "429s": stats["429_total"], "dups": stats["duplicates"],
                "db_ms_item": round(1000 * clock.total_s / max(processed, 1), 3),
@@ -132,35 +127,28 @@ def main(argv=None) -> int:
     parser.add_argument("--rate", type=float, default=900, help="broadcast_paid_rate_per_second")
     parser.add_argument("--concurrency", type=int, default=64, help="broadcast_paid_concurrency")
     parser.add_argument("--profile", action="store_true", help="sample engine and simulator with py-spy")
-    parser.add_argument("--client", choices=["default", "httpclient"], default="default",
-                        help="what-if: the engine's client over one http.client connection per thread "
-                             "instead of its urllib3 pool (see bench/whatif.py)")
-    parser.add_argument("--burst", type=int, default=1,
-                        help="what-if: RateLimiter burst (slots that accrue while the pump thread is busy)")
     tracking_choices(parser)
-    variants_choices(parser)
     args = parser.parse_args(argv)
     from bench.common import db_kinds
 
     rows, profiles = [], {}
     for kind in db_kinds(args.db):
         for tracking in args.tracking:
-            for variants in args.variants:
-                with fresh_database(kind) as url:
-                    migrate(url)
-                    with bound_app(url, "http://127.0.0.1:9"):
-                        insert_users(args.users)
-                    row, prof = run(kind, url, args, tracking, variants)
-                rows.append(row)
-                profiles[f"{kind}-{tracking}-{variants}"] = prof
-                for name, summary in prof.items():
-                    profiling.print_profile(f"{kind} ({tracking}, variants {variants}): {name}", summary)
+            with fresh_database(kind) as url:
+                migrate(url)
+                with bound_app(url, "http://127.0.0.1:9"):
+                    insert_users(args.users)
+                row, prof = run(kind, url, args, tracking)
+            rows.append(row)
+            profiles[f"{kind}-{tracking}"] = prof
+            for name, summary in prof.items():
+                profiling.print_profile(f"{kind} ({tracking}): {name}", summary)
     print_table(rows, COLUMNS, title=f"Paid broadcast: one pump, {args.concurrency} in flight, "
                                      f"{args.rate:g}/s configured, simulator 1000/s at {args.latency:g} ms; "
                                      f"queries_msg = all the database received per message delivered, job creation "
                                      f"and COMMITs included (MariaDB: server's Questions; SQLite: driver trace)")
-    whatif_run = (args.client != "default" or args.burst != 1 or args.concurrency != 64 or args.rate != 900
-                  or args.tracking != ["none"] or args.variants != ["off"])
+    # compare.py reads paid-latest.json at the defaults and paid-whatif-latest.json with --paid-rate.
+    whatif_run = args.concurrency != 64 or args.rate != 900 or args.tracking != ["none"]
     write_results("paid-whatif" if whatif_run else "paid", args, rows, profiles=profiles)
     return 0
 

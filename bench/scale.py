@@ -57,8 +57,11 @@ from bench.common import (
     db_choices,
     db_kinds,
     engine_settings,
+    free_port,
     fresh_database,
     migrate,
+    start_gunicorn,
+    stop_gunicorn,
 )
 from bench.output import print_table, write_results
 
@@ -188,10 +191,6 @@ def burst(port: int, users: int, stop: threading.Event, threads: int, out: list)
 def populate_with_burst(url: str, kind: str, users: int, webhook: bool, threads: int, sim_url: str) -> dict:
     """Create the job to everyone; with webhook, while gunicorn -w 4 answers a burst of updates."""
     from app.services.broadcast.jobs.creation import create_job
-    from bench import webhook_load
-    from bench.webhook_load import free_port, start_gunicorn, stop_gunicorn
-
-    webhook_load.GUNICORN_START_SECONDS = 120  # a loaded machine imports the app slowly; 30 s was seen to fail
 
     result = {}
     proc = None

@@ -3,12 +3,19 @@
 Simulator: 30 msg/s bot-wide, 1/s per chat, latency ± 10 % (--jitter). Each contender gets
 its own fresh simulator process with the same settings.
 
+--bound (no database, no HTTP): a Monte-Carlo of evenly spaced sends whose arrivals jitter
+uniformly by each latency's spread (2 × jitter × latency) against a strict 30-per-sliding-second
+limit: the share of runs that break it at 0.90-1.00 of the 29/s cap, beside the bound
+30 / (1 + spread) the free lane's spacing follows (docs/BROADCAST.md, *Arrival jitter*).
+
     .venv/bin/python -m bench.throughput [--users 750] [--latencies 20 80 150] [--db sqlite|mariadb] [--jitter 0.25]
+    .venv/bin/python -m bench.throughput --bound --latencies 20 80 150 300 --jitter 0.25 [--runs 200]
 """
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import time
 
@@ -16,7 +23,6 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import alternatives, questions
-from bench.budget_stats import BudgetStatements
 from bench.common import (
     ADMIN_ID,
     BASE_ID,
@@ -35,7 +41,7 @@ from bench.common import (
     window_rate,
 )
 from bench.output import print_table, write_results
-from bench.traces import Connections, DbClock, SendTrace
+from bench.traces import BudgetStatements, Connections, DbClock, SendTrace
 
 COLUMNS = ["latency_ms", "sender", "msg_s", "of_cap", "delivered_s", "delivered", "lost", "not_attempted", "429s",
            "failures", "early_calls", "edits", "busiest_all",
@@ -149,6 +155,36 @@ def run_alternative(kind: str, latency: float, users: list[int], args) -> dict:
         return summarize(sim, name, latency, len(users), extra["wall_s"], extra)
 
 
+BOUND_LIMIT, BOUND_FRACTIONS = 30, (0.90, 0.93, 0.95, 0.96, 0.97, 0.98, 1.0)
+
+
+def broken_share(rate: float, spread: float, sends: int, runs: int, rng: random.Random) -> float:
+    """Return the share of runs in which more than BOUND_LIMIT arrivals land within one second."""
+    interval, broken = 1.0 / rate, 0
+    for _ in range(runs):
+        arrivals = sorted(k * interval + rng.uniform(0, spread) for k in range(sends))
+        if any(arrivals[k + BOUND_LIMIT] - arrivals[k] < 1.0 for k in range(sends - BOUND_LIMIT)):
+            broken += 1
+    return broken / runs
+
+
+def bound(args) -> int:
+    """--bound: where 429s start when evenly spaced sends' arrivals jitter (pure arithmetic)."""
+    rng, rows = random.Random(args.seed), []
+    for latency in args.latencies:
+        spread = 2 * args.jitter * latency / 1000
+        row = {"latency_ms": latency, "spread_ms": round(spread * 1000, 1),
+               "bound_of_cap": round(BOUND_LIMIT / (1 + spread) / cap(), 3)}
+        for fraction in BOUND_FRACTIONS:
+            row[f"{fraction:.2f}"] = broken_share(cap() * fraction, spread, args.users, args.runs, rng)
+        rows.append(row)
+    print_table(rows, ["latency_ms", "spread_ms", "bound_of_cap", *(f"{f:.2f}" for f in BOUND_FRACTIONS)],
+                title=f"Share of runs with > {BOUND_LIMIT} arrivals in some second, sending evenly at a fraction of "
+                      f"{cap():g}/s ({args.users} sends, {args.runs} runs, latency ± {args.jitter:.0%})")
+    write_results("throughput-bound", args, rows)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     db_choices(parser)
@@ -158,7 +194,7 @@ def main(argv=None) -> int:
                         help="latency ± this fraction (0.25: 150 ms is 112.5-187.5 ms, uniform)")
     parser.add_argument("--pump-seconds", type=float, default=50, help="budget of each pump_all call")
     parser.add_argument("--concurrency", type=int, default=0,
-                        help="what-if: the engine's broadcast_concurrency (default: the setting's default, 6)")
+                        help="the engine's broadcast_concurrency (default: the setting's default, 6)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress message (by default the job has one, edited as it runs, like the admin's)")
     parser.add_argument("--alt-max-seconds", type=float, default=120, help="time cap of each alternative")
@@ -167,7 +203,13 @@ def main(argv=None) -> int:
     parser.add_argument("--tag", default="", help="results go to throughput-TAG-*.json")
     parser.add_argument("--senders", nargs="+", default=["engine", "naive", "retry", "ptb"],
                         choices=["engine", "naive", "retry", "ptb"])
+    parser.add_argument("--bound", action="store_true",
+                        help="only the Monte-Carlo of jittered arrivals (--users sends a run, --runs runs)")
+    parser.add_argument("--runs", type=int, default=200, help="--bound: runs per latency and fraction")
+    parser.add_argument("--seed", type=int, default=1, help="--bound: random seed")
     args = parser.parse_args(argv)
+    if args.bound:
+        return bound(args)
     users = list(range(BASE_ID, BASE_ID + args.users))
     rows = []
     with fresh_database(args.db) as url:
@@ -185,7 +227,7 @@ def main(argv=None) -> int:
                                      f"msg_s = simulator-side rate over the sending window; of_cap = msg_s / {cap():g}"
                                      f"; queries_msg = all the database received per message delivered, "
                                      f"job creation and COMMITs included ({questions.SOURCE[args.db]})")
-    tag = args.tag or ("whatif" if args.concurrency else "")
+    tag = args.tag or (f"conc{args.concurrency}" if args.concurrency else "")
     write_results("throughput" + (f"-{tag}" if tag else ""), args, rows)
     return 0
 
