@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 
-from app.bot import drafts, keyboards, presend, variant_step
+from app.bot import drafts, keyboards, presend, presend_paid, variant_step
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -203,7 +203,7 @@ def with_parts(ctx: BotContext, content: dict) -> dict | None:
 @button("w.confirm", "confirm", draft=True)
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Take this preview's draft (exactly once, even for a double tap), answer at once, start the job after commit."""
-    if ctx.settings["broadcast_paid_enabled"] and presend.ask_paid_confirm(ctx, token):
+    if ctx.settings["broadcast_paid_enabled"] and presend_paid.ask_paid_confirm(ctx, token):
         return  # a paid broadcast's first confirm only leads to the second one
     taken = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={CONFIRM_ID: token})
     if taken is None:
@@ -221,7 +221,7 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
 
 def start_job(ctx: BotContext, draft: Draft) -> None:
     """Create, populate and start the job (a paid one only if the balance still covers it), then run its pumps."""
-    short = presend.balance_refusal(ctx, draft)
+    short = presend_paid.balance_refusal(ctx, draft)
     if short is not None:
         log.info("paid broadcast refused at confirm: the balance no longer covers it")
         ctx.reply("wiz_paid_refused", line=short)
