@@ -30,13 +30,13 @@ def count(draft: Draft) -> int:
     return creation.count_recipients(draft.target)
 
 
-@button("w.opt", "toggle", arg="option", draft=True)
+@button("w.opt")
 def on_toggle(ctx: BotContext, token: str, option: str) -> None:
     """Flip one filter or option and re-render the screen under a new preview id."""
     _retoggle(ctx, token, lambda draft: toggled(draft, option))
 
 
-@button("w.src", "toggle_source", arg="source", draft=True)
+@button("w.src")
 def on_toggle_source(ctx: BotContext, token: str, source: str) -> None:
     """Add or remove one source filter and re-render the screen under a new preview id."""
     _retoggle(ctx, token, lambda draft: draft.with_target(draft.target.toggle_source(source)))

@@ -39,13 +39,13 @@ STEP_RETRY = "retry:preview"
 PAID_OK = "paid_ok"  # a paid retry's first Confirm was pressed (the wizard's Draft.paid_ok)
 
 
-@button("j.retry", "retry", arg="id")
+@button("j.retry")
 def on_retry(ctx: BotContext, job_id: int) -> None:
     """'🔁 Send again to the failed (and not sent)': show the retry's pre-send screen."""
     _screen(ctx, job_id, include_unknown=False)
 
 
-@button("j.retry_u", "retry_unknown", arg="id")
+@button("j.retry_u")
 def on_retry_unknown(ctx: BotContext, job_id: int) -> None:
     """'🔁 Failed + unknown ⚠️': the same screen, with the unknown ones (the screen repeats the warning)."""
     _screen(ctx, job_id, include_unknown=True)
@@ -157,7 +157,7 @@ def _again_keyboard(lang: str, draft: dict) -> dict:
         {"text": t("btn_abort", lang), "callback_data": build("retry_no", token=draft[PREVIEW_ID])}]]}
 
 
-@button("r.ok", "retry_ok", draft=True)
+@button("r.ok")
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Confirm this screen (exactly once); a paid retry's first Confirm only asks the second one."""
     draft = current_draft(ctx, (STEP_RETRY,), CONFIRM_ID, token)
@@ -222,7 +222,7 @@ def on_input(ctx: BotContext, _step: str, _draft: dict) -> None:
     ctx.reply("wiz_use_buttons")
 
 
-@button("r.no", "retry_no", draft=True)
+@button("r.no")
 def on_abort(ctx: BotContext, token: str, _arg: object) -> None:
     """Drop this screen (an older screen's abort leaves a newer one alone)."""
     if current_draft(ctx, (STEP_RETRY,), PREVIEW_ID, token) is None:
