@@ -19,8 +19,8 @@ LITERAL = re.compile(r"""["']([a-z][a-z0-9_]*)["']""")
 DYNAMIC_FAMILIES = (
     "act_",  # audit actions (app/bot/history.py), act_busy_/act_started_ by kind (app/bot/unsend_edit.py)
     "action_counts_", "action_title_",  # by action kind (app/services/broadcast/reporting/progress.py)
-    "aud_",  # audience buttons and names (app/bot/keyboards.py, presend.py)
-    "btn_opt_", "opt_", "lang_",  # pre-send toggles (app/bot/presend.py)
+    "aud_",  # audience buttons and names (app/bot/keyboards.py, presend_text.py)
+    "btn_opt_", "opt_", "lang_",  # pre-send toggles (app/bot/presend_keyboard.py, presend_text.py)
     "btn_preset_",  # schedule presets (app/bot/keyboards.py)
     "job_row_",  # job list rows by kind (app/bot/history.py)
     "status_",  # job statuses

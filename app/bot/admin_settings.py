@@ -17,7 +17,7 @@ def on_settings(ctx: BotContext) -> None:
     ctx.reply("settings_menu", keyboards.settings_menu(ctx.settings))
 
 
-@button("s.edit", "edit_setting", arg="setting")
+@button("s.edit")
 def on_edit(ctx: BotContext, key: str) -> None:
     """Ask for a new value of key."""
     admins.set_state(ctx.user_id, STEP, {"key": key})

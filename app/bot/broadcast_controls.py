@@ -18,7 +18,7 @@ from app.services.broadcast.reporting import progress
 from app.services.broadcast.sending import runner
 
 
-@button("w.continue", "continue", arg="id")
+@button("w.continue")
 def on_continue(ctx: BotContext, job_id: int) -> None:
     """Run a few more bounded pumps (a lease miss only shows the counters)."""
     if not _job_is_open(ctx, job_id):
@@ -28,19 +28,19 @@ def on_continue(ctx: BotContext, job_id: int) -> None:
         job_id, settings=ctx.settings, outbox=ctx.outbox, chat_id=ctx.chat_id, lang=ctx.lang))
 
 
-@button("w.cancel_job", "cancel_job", arg="id")
+@button("w.cancel_job")
 def on_cancel_job(ctx: BotContext, job_id: int) -> None:
     """Cancel now; in-flight sends finish, no new batch is claimed."""
     _control(ctx, job_id, lambda: control.cancel_job(job_id, actor=_actor(ctx)), "cb_cancelled")
 
 
-@button("w.pause", "pause", arg="id")
+@button("w.pause")
 def on_pause(ctx: BotContext, job_id: int) -> None:
     """Pause the job; the next queued job may run meanwhile."""
     _control(ctx, job_id, lambda: control.pause_job(job_id, ctx.text("reason_admin"), actor=_actor(ctx)), "cb_paused")
 
 
-@button("w.resume", "resume", arg="id")
+@button("w.resume")
 def on_resume(ctx: BotContext, job_id: int) -> None:
     """Resume a paused job (running, or queued behind another)."""
     _control(ctx, job_id, lambda: control.resume_job(job_id, actor=_actor(ctx)) is not None, "cb_resumed")

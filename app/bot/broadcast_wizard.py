@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 
-from app.bot import drafts, keyboards, presend, variant_step
+from app.bot import drafts, keyboards, presend, presend_paid, variant_step
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -97,7 +97,7 @@ def take_button(ctx: BotContext, draft: Draft) -> None:
     to_audience(ctx, replace(draft, button_text=label, button_url=url))
 
 
-@button("w.no_button", "no_button", draft=True)
+@button("w.no_button")
 def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     """Skip the link button."""
     draft = current_wizard_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
@@ -113,7 +113,7 @@ def to_audience(ctx: BotContext, draft: Draft) -> None:
     ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
 
 
-@button("w.aud", "aud", arg="audience", draft=True)
+@button("w.aud")
 def on_audience(ctx: BotContext, token: str, audience: str) -> None:
     """Choose the audience and show the pre-send screen; an empty audience keeps the admin on this step."""
     state = current_wizard_draft(ctx, (STEP_AUDIENCE, STEP_PREVIEW), DRAFT_ID, token)
@@ -200,10 +200,10 @@ def with_parts(ctx: BotContext, content: dict) -> dict | None:
     return {**content, "message_ids": ids}
 
 
-@button("w.confirm", "confirm", draft=True)
+@button("w.confirm")
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Take this preview's draft (exactly once, even for a double tap), answer at once, start the job after commit."""
-    if ctx.settings["broadcast_paid_enabled"] and presend.ask_paid_confirm(ctx, token):
+    if ctx.settings["broadcast_paid_enabled"] and presend_paid.ask_paid_confirm(ctx, token):
         return  # a paid broadcast's first confirm only leads to the second one
     taken = admins.take_state(ctx.user_id, STEP_PREVIEW, expect={CONFIRM_ID: token})
     if taken is None:
@@ -221,7 +221,7 @@ def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
 
 def start_job(ctx: BotContext, draft: Draft) -> None:
     """Create, populate and start the job (a paid one only if the balance still covers it), then run its pumps."""
-    short = presend.balance_refusal(ctx, draft)
+    short = presend_paid.balance_refusal(ctx, draft)
     if short is not None:
         log.info("paid broadcast refused at confirm: the balance no longer covers it")
         ctx.reply("wiz_paid_refused", line=short)
@@ -263,7 +263,7 @@ def creation_refused(ctx: BotContext, draft: Draft, exc: ValueError) -> None:
         ctx.reply("wiz_create_failed", error=str(exc))
 
 
-@button("w.abort", "abort", draft=True)
+@button("w.abort")
 def on_abort(ctx: BotContext, token: str, _arg: object) -> None:
     """Drop the draft shown in this preview (an older preview's abort leaves a newer draft alone)."""
     if current_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token) is None:

@@ -1,16 +1,16 @@
-"""The registry of inline buttons: each handler module declares its buttons next to their handlers.
+"""Each handler module attaches its handlers to buttons declared in app.bot.callback_data.
 
-A declaration names the wire prefix ("j.retry"), the action the parser
-returns ("retry"), the argument kind (None, "id", "audience", "setting",
-"option", "preset") and whether the button carries a draft's token. This
-module imports no handler: the handler modules fill it when they are
-imported, and the router imports them all (callback_data loads the router
-before it reads the registry).
+The wire format (prefix, action, argument kind, token) is one static table
+there, which imports no handler; @button(prefix) only names the function
+that answers a declared prefix. The router imports every handler module and
+then calls handled(), so a declared button without a handler stops start-up.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import NamedTuple
+
+from app.bot.callback_data import SPEC
 
 
 class Button(NamedTuple):
@@ -23,18 +23,27 @@ class Button(NamedTuple):
     handler: Callable
 
 
-# prefix -> Button, in declaration order.
+# prefix -> Button, in the order the handler modules attach them.
 BUTTONS: dict[str, Button] = {}
-# prefix -> (action, argument kind, carries a draft token): what callback_data parses and builds.
-SPEC: dict[str, tuple[str, str | None, bool]] = {}
 
 
-def button(prefix: str, action: str, *, arg: str | None = None, draft: bool = False) -> Callable:
-    """Declare the decorated handler as the one for prefix; a prefix or action declared twice is an error."""
-    def register(handler: Callable) -> Callable:
-        if prefix in BUTTONS or any(known.action == action for known in BUTTONS.values()):
-            raise ValueError(f"button {prefix!r} / {action!r} is declared twice")
-        BUTTONS[prefix] = Button(prefix, action, arg, draft, handler)
-        SPEC[prefix] = (action, arg, draft)
+def button(prefix: str) -> Callable:
+    """Attach the decorated handler to a declared prefix; an undeclared prefix or a second handler is an error."""
+    if prefix not in SPEC:
+        raise ValueError(f"button {prefix!r} is not declared in app.bot.callback_data.DECLARED")
+
+    def attach(handler: Callable) -> Callable:
+        if prefix in BUTTONS:
+            raise ValueError(f"button {prefix!r} already has a handler: {BUTTONS[prefix].handler.__qualname__}")
+        BUTTONS[prefix] = Button(prefix, *SPEC[prefix], handler)
         return handler
-    return register
+    return attach
+
+
+def handled() -> dict[str, Button]:
+    """Return every declared button with its handler, once the handler modules are imported; a gap is an error."""
+    missing = [prefix for prefix in SPEC if prefix not in BUTTONS]
+    if missing:
+        raise LookupError("buttons declared without a handler (is its module imported by app.bot.router?): "
+                          + ", ".join(missing))
+    return BUTTONS

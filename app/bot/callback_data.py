@@ -3,20 +3,20 @@
 Telegram returns whatever string we put on a button, but a client can send
 any string at all, so anything that does not parse exactly is rejected.
 Wizard buttons also carry the token of the draft (or preview) they belong to,
-so a button under an old message can never act on a newer draft. The
-prefixes and what each carries are declared with their handlers
-(app.bot.buttons); this module only reads that registry.
+so a button under an old message can never act on a newer draft. Every
+prefix and what it carries is declared here, in one static table that imports
+no handler; each handler module attaches its handler to a declared prefix
+(@button, app.bot.buttons).
 """
 from __future__ import annotations
 
-import importlib
 import re
 import secrets
 from typing import NamedTuple
 
-from app.bot.buttons import SPEC
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
+from app.services.broadcast.content.methods import OPTOUT_DATA
 from app.services.broadcast.content.variants import LANG_CODE
 from app.services.broadcast.schedule.send_time import PRESETS
 from app.settings_schema import DEFS
@@ -28,7 +28,7 @@ _ID = re.compile(r"[1-9][0-9]{0,18}", re.ASCII)
 TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
 
-# The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
+# The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend_keyboard).
 TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})
 
 
@@ -40,15 +40,46 @@ class Callback(NamedTuple):
     token: str | None = None
 
 
-def _spec() -> dict[str, tuple[str, str | None, bool]]:
-    """Return the button registry, importing the router (and so every handler module) that fills it."""
-    importlib.import_module("app.bot.router")  # imported after this module: a top-level import would be a cycle
-    return SPEC
+Declaration = tuple[str, str, str | None, bool]
+# Every inline button: wire prefix, the action parse() returns, its argument kind (a key of _ARGS,
+# or None) and whether it carries a draft's token. Buttons already sent keep working: a prefix
+# never changes what it means. The handler of each is attached in its module (@button).
+DECLARED: tuple[Declaration, ...] = (
+    ("w.continue", "continue", "id", False), ("w.cancel_job", "cancel_job", "id", False),
+    ("w.pause", "pause", "id", False), ("w.resume", "resume", "id", False),
+    ("w.aud", "aud", "audience", True), ("w.no_button", "no_button", None, True),
+    ("w.confirm", "confirm", None, True), ("w.abort", "abort", None, True),
+    ("w.opt", "toggle", "option", True), ("w.src", "toggle_source", "source", True),
+    ("w.var", "add_variant", "variant", True),
+    ("w.sched", "schedule", None, True), ("w.at", "at", "preset", True),
+    ("w.retime", "retime", "id", False), ("w.send_now", "send_now", "id", False),
+    ("s.edit", "edit_setting", "setting", False),
+    ("j.list", "job_list", None, False), ("j.view", "job_view", "id", False),
+    ("j.export", "export", "id", False),
+    ("j.retry", "retry", "id", False), ("j.retry_u", "retry_unknown", "id", False),
+    ("r.ok", "retry_ok", None, True), ("r.no", "retry_no", None, True),
+    ("j.unsend", "unsend", "id", False), ("j.edit", "edit_all", "id", False),
+    ("a.ev", "edit_variant", "edit_variant", True), ("a.yes", "act_yes", None, True), ("a.no", "act_no", None, True),
+    # Under copies sent to users (and under /stop's answer): anyone may press them.
+    (OPTOUT_DATA, "optout", None, False), ("u.sub", "optin", None, False),
+)
+
+
+def declare(rows: tuple[Declaration, ...]) -> dict[str, tuple[str, str | None, bool]]:
+    """Return prefix -> (action, argument kind, carries a token); a prefix or action declared twice is an error."""
+    spec: dict[str, tuple[str, str | None, bool]] = {}
+    for prefix, action, kind, bound in rows:
+        if prefix in spec or any(known == action for known, _, _ in spec.values()):
+            raise ValueError(f"button {prefix!r} / {action!r} is declared twice")
+        if kind is not None and kind not in _ARGS:
+            raise ValueError(f"button {prefix!r} declares an unknown argument kind {kind!r}")
+        spec[prefix] = (action, kind, bound)
+    return spec
 
 
 def prefix_of(action: str) -> str:
     """Return the wire prefix of an action (KeyError if no button declares it)."""
-    for prefix, (known, _, _) in _spec().items():
+    for prefix, (known, _, _) in SPEC.items():
         if known == action:
             return prefix
     raise KeyError(action)
@@ -79,6 +110,8 @@ _ARGS = {
     # The language version an edit changes: "default" or a two-letter code.
     "edit_variant": lambda raw: raw if raw == "default" or LANG_CODE.fullmatch(raw) else None,
 }
+# What parse() and build() read: prefix -> (action, argument kind, carries a draft token).
+SPEC = declare(DECLARED)
 
 
 def parse(data: object) -> Callback | None:
@@ -86,7 +119,7 @@ def parse(data: object) -> Callback | None:
     if not isinstance(data, str) or not data or len(data.encode("utf-8")) > MAX_BYTES:
         return None
     prefix, *parts = data.split(":")
-    spec = _spec().get(prefix)
+    spec = SPEC.get(prefix)
     if spec is None:
         return None
     action, kind, bound = spec

@@ -62,14 +62,14 @@ def on_jobs(ctx: BotContext) -> None:
     ctx.reply("jobs_title", keyboards.job_list(ctx.lang, rows))
 
 
-@button("j.list", "job_list")
+@button("j.list")
 def on_job_list(ctx: BotContext, _arg: object) -> None:
     """The "back to the list" button."""
     ctx.answer()
     on_jobs(ctx)
 
 
-@button("j.view", "job_view", arg="id")
+@button("j.view")
 def on_job_view(ctx: BotContext, job_id: int) -> None:
     """Show one job: counters, rate, duration, author, its audit log and the actions of its state."""
     job = control.get_job(job_id)

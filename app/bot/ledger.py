@@ -18,7 +18,7 @@ SPOOL_BYTES = 1 << 20
 UPLOAD_SECONDS = 30.0
 
 
-@button("j.export", "export", arg="id")
+@button("j.export")
 def on_export(ctx: BotContext, job_id: int) -> None:
     """Send the job's ledger to the admin as a CSV document (its text cells neutralised against formulas)."""
     try:

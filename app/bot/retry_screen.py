@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from concurrent.futures import Future
 
-from app.bot import presend
+from app.bot import presend, presend_paid, presend_text
 from app.bot.broadcast_wizard import send_preview
 from app.bot.buttons import button
 from app.bot.callback_data import build, new_token
@@ -39,13 +39,13 @@ STEP_RETRY = "retry:preview"
 PAID_OK = "paid_ok"  # a paid retry's first Confirm was pressed (the wizard's Draft.paid_ok)
 
 
-@button("j.retry", "retry", arg="id")
+@button("j.retry")
 def on_retry(ctx: BotContext, job_id: int) -> None:
     """'🔁 Send again to the failed (and not sent)': show the retry's pre-send screen."""
     _screen(ctx, job_id, include_unknown=False)
 
 
-@button("j.retry_u", "retry_unknown", arg="id")
+@button("j.retry_u")
 def on_retry_unknown(ctx: BotContext, job_id: int) -> None:
     """'🔁 Failed + unknown ⚠️': the same screen, with the unknown ones (the screen repeats the warning)."""
     _screen(ctx, job_id, include_unknown=True)
@@ -80,7 +80,7 @@ def _render(ctx: BotContext, draft: dict, body: str, preview: Future | tuple[Fut
     if not draft["paid"]:
         ctx.send(body + ctx.text("wiz_ask_send"), _keyboard(ctx.lang, draft, "btn_confirm"))
         return
-    line, enough = presend.paid_lines(ctx, draft["count"])
+    line, enough = presend_paid.paid_lines(ctx, draft["count"])
     markup = _keyboard(ctx.lang, draft, "btn_confirm" if enough else None)
     ctx.send(body + line + (ctx.text("wiz_ask_send") if enough else ""), markup)
 
@@ -127,13 +127,13 @@ def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:
     if draft["include_unknown"] and reach["unknown"]:
         who.append(ctx.text("retry_who_unknown", n=reach["unknown"]))
     ahead = pending_ahead()
-    seconds = estimate_seconds(draft["count"], presend.parts(_as_draft(job)),
+    seconds = estimate_seconds(draft["count"], presend_text.parts(_as_draft(job)),
                                draft["paid"], ctx.settings, ahead)
     queued = sum(ahead.values())
     text = ctx.text("retry_screen", id=job.id, who=ctx.text("list_sep").join(who), count=draft["count"],
                     duration=format_estimate(seconds, ctx.lang),
                     queue=ctx.text("wiz_queue_ahead", n=queued) if queued else "",
-                    options=presend.options_text(ctx, Draft(silent=bool(job.silent), protect=bool(job.protect))))
+                    options=presend_text.options_text(ctx, Draft(silent=bool(job.silent), protect=bool(job.protect))))
     if draft["include_unknown"] and reach["unknown"]:
         text += ctx.text("retry_unknown_warning", n=reach["unknown"]) + "\n"
     if job.status == PAUSED:
@@ -157,7 +157,7 @@ def _again_keyboard(lang: str, draft: dict) -> dict:
         {"text": t("btn_abort", lang), "callback_data": build("retry_no", token=draft[PREVIEW_ID])}]]}
 
 
-@button("r.ok", "retry_ok", draft=True)
+@button("r.ok")
 def on_confirm(ctx: BotContext, token: str, _arg: object) -> None:
     """Confirm this screen (exactly once); a paid retry's first Confirm only asks the second one."""
     draft = current_draft(ctx, (STEP_RETRY,), CONFIRM_ID, token)
@@ -187,7 +187,7 @@ def _ask_paid(ctx: BotContext, draft: dict) -> None:
     ctx.answer()
 
     def second_question() -> None:
-        line, enough = presend.paid_lines(ctx, draft["count"])
+        line, enough = presend_paid.paid_lines(ctx, draft["count"])
         markup = _keyboard(ctx.lang, draft, "btn_pay_confirm" if enough else None)
         ctx.send(ctx.text("wiz_paid_confirm", count=draft["count"]) + line
                  + (ctx.text("wiz_paid_ask") if enough else ""), markup)
@@ -198,7 +198,7 @@ def _ask_paid(ctx: BotContext, draft: dict) -> None:
 def _create(ctx: BotContext, draft: dict) -> None:
     """After commit: check a paid retry's balance once more, create the retry as confirmed, run its pumps."""
     if draft["paid"]:
-        line, enough = presend.paid_lines(ctx, draft["count"])
+        line, enough = presend_paid.paid_lines(ctx, draft["count"])
         if not enough:
             ctx.reply("retry_balance_refused", line=line)
             return
@@ -222,7 +222,7 @@ def on_input(ctx: BotContext, _step: str, _draft: dict) -> None:
     ctx.reply("wiz_use_buttons")
 
 
-@button("r.no", "retry_no", draft=True)
+@button("r.no")
 def on_abort(ctx: BotContext, token: str, _arg: object) -> None:
     """Drop this screen (an older screen's abort leaves a newer one alone)."""
     if current_draft(ctx, (STEP_RETRY,), PREVIEW_ID, token) is None:

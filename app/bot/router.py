@@ -25,7 +25,7 @@ from app.bot import (
     unsend_edit,
     variant_step,
 )
-from app.bot.buttons import BUTTONS
+from app.bot.buttons import handled
 from app.bot.callback_data import parse
 from app.bot.context import BotContext
 from app.services import admins
@@ -58,9 +58,11 @@ MENU_BUTTONS: dict[str, Handler] = {
     "menu_jobs": history.on_jobs,
 }
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
-# Each button is declared next to its handler (app.bot.buttons); importing these modules fills the registry.
+# Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
+# and handled() refuses to start with a declared button no handler took.
 BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, retry_screen,
                   schedule_wizard, subscription, unsend_edit, variant_step)
+BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
 PUBLIC_CALLBACKS = frozenset({"optout", "optin"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).

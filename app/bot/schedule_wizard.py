@@ -11,7 +11,7 @@ import logging
 from datetime import datetime
 
 from app.bot import broadcast_wizard as wizard
-from app.bot import keyboards, presend
+from app.bot import keyboards, presend_paid
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -29,13 +29,13 @@ TOKEN = "sched_token"
 LIST_LIMIT = 10
 
 
-@button("w.sched", "schedule", draft=True)
+@button("w.sched")
 def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
     """'⏰ Schedule' under a preview: ask when, offering presets."""
     draft = wizard.current_wizard_draft(ctx, (wizard.STEP_PREVIEW,), wizard.PREVIEW_ID, token)
     if draft is None:
         return
-    if presend.is_paid(ctx, draft):
+    if presend_paid.is_paid(ctx, draft):
         # A paid broadcast is confirmed twice against the balance of the moment: not scheduled.
         ctx.answer("sched_not_paid", alert=True)
         return
@@ -43,7 +43,7 @@ def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
     ask(ctx, STEP_NEW, draft.to_json())
 
 
-@button("w.retime", "retime", arg="id")
+@button("w.retime")
 def on_retime(ctx: BotContext, job_id: int) -> None:
     """'Change time' under a scheduled job: ask for its new time."""
     if not releases.is_scheduled(control.get_job(job_id)):
@@ -60,7 +60,7 @@ def ask(ctx: BotContext, step: str, draft: dict) -> None:
     ctx.reply("sched_ask", keyboards.schedule_presets(ctx.lang, token), now=describe(db_utcnow(), ctx.lang))
 
 
-@button("w.at", "at", arg="preset", draft=True)
+@button("w.at")
 def on_preset(ctx: BotContext, token: str, preset: str) -> None:
     """A preset button: its time, if this question is still the current one."""
     state = admins.get_state(ctx.user_id)
@@ -155,7 +155,7 @@ def on_list(ctx: BotContext) -> None:
                   audience=ctx.text(f"aud_name_{job.audience}"), count=job.total_count, missed=missed)
 
 
-@button("w.send_now", "send_now", arg="id")
+@button("w.send_now")
 def on_send_now(ctx: BotContext, job_id: int) -> None:
     """'Send now' under a missed schedule's question: queue it and run the request's bounded pumps."""
     if not releases.is_scheduled(control.get_job(job_id)):

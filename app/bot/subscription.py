@@ -19,14 +19,14 @@ def on_subscribe(ctx: BotContext) -> None:
     _set(ctx, opted_out=False)
 
 
-@button(OPTOUT_DATA, "optout")
+@button(OPTOUT_DATA)
 def on_stop_button(ctx: BotContext, _arg: object) -> None:
     """The button under a copy (setting broadcast_optout_button): the same as /stop."""
     ctx.answer()
     _set(ctx, opted_out=True)
 
 
-@button("u.sub", "optin")
+@button("u.sub")
 def on_subscribe_button(ctx: BotContext, _arg: object) -> None:
     """The button under the /stop confirmation: the same as /subscribe."""
     ctx.answer()

@@ -37,7 +37,7 @@ VARIANT = "variant"
 TOKEN = "act_token"
 
 
-@button("j.unsend", "unsend", arg="id")
+@button("j.unsend")
 def on_unsend(ctx: BotContext, job_id: int) -> None:
     """'🗑 Delete from everyone': check the job, then ask the first confirmation."""
     if not _actionable(ctx, job_id, KIND_UNSEND):
@@ -47,7 +47,7 @@ def on_unsend(ctx: BotContext, job_id: int) -> None:
          total=control.get_job(job_id).sent_count)
 
 
-@button("j.edit", "edit_all", arg="id")
+@button("j.edit")
 def on_edit(ctx: BotContext, job_id: int) -> None:
     """'✏️ Edit everywhere': check the job, then ask for the new text (or caption)."""
     if not _actionable(ctx, job_id, KIND_EDIT):
@@ -73,7 +73,7 @@ def version_name(ctx: BotContext, code: str | None) -> str:
     return ctx.text("var_default") if code is None else code
 
 
-@button("a.ev", "edit_variant", arg="edit_variant", draft=True)
+@button("a.ev")
 def on_edit_variant(ctx: BotContext, token: str, variant: str) -> None:
     """A version chosen to edit: ask for its new text (only its copies will change)."""
     state = admins.get_state(ctx.user_id)
@@ -126,7 +126,7 @@ def on_input(ctx: BotContext, step: str, draft: dict) -> None:
     _ask(ctx, STEP_EDIT_OK, {"job_id": draft["job_id"], "text": text}, key, "btn_edit_yes", id=draft["job_id"])
 
 
-@button("a.yes", "act_yes", draft=True)
+@button("a.yes")
 def on_yes(ctx: BotContext, token: str, _arg: object) -> None:
     """A confirmation button: the next step of its question, if the question is still current."""
     state = admins.get_state(ctx.user_id)
@@ -147,7 +147,7 @@ def on_yes(ctx: BotContext, token: str, _arg: object) -> None:
     ctx.after_commit(lambda: _create(ctx, kind, taken))
 
 
-@button("a.no", "act_no", draft=True)
+@button("a.no")
 def on_no(ctx: BotContext, token: str, _arg: object) -> None:
     """'Abort' under a question: forget it (only if it is the current one)."""
     state = admins.get_state(ctx.user_id)

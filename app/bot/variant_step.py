@@ -32,7 +32,7 @@ def codes_text(ctx: BotContext, draft: Draft) -> str:
     return ctx.text("list_sep").join([ctx.text("var_default"), *(draft.variants or {})])
 
 
-@button("w.var", "add_variant", arg="variant", draft=True)
+@button("w.var")
 def on_add(ctx: BotContext, token: str, code: str) -> None:
     """Ask for the English version's text, or first for another language's code."""
     draft = current_wizard_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)

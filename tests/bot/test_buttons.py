@@ -1,9 +1,15 @@
-"""Buttons are declared next to their handlers; the parser, the builder and the router read that one registry."""
+"""Buttons are declared in one table; each handler module attaches its handler; parser, builder and router read it."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from app.bot import buttons, router
-from app.bot.callback_data import SPEC, parse
+from app.bot.callback_data import DECLARED, SPEC, declare, parse
 
+ROOT = Path(__file__).resolve().parents[2]
 # The wire format: prefix -> (action, argument kind, carries a draft token). Buttons already sent keep working.
 WIRE = {
     "w.continue": ("continue", "id", False), "w.cancel_job": ("cancel_job", "id", False),
@@ -25,8 +31,8 @@ WIRE = {
 }
 
 
-def test_the_wire_format_is_what_the_handlers_declare():
-    parse("j.list")  # loads the handler modules
+def test_the_wire_format_is_what_the_table_declares():
+    assert parse("j.list") == ("job_list", None, None)
     assert SPEC == WIRE
 
 
@@ -34,11 +40,41 @@ def test_the_router_answers_every_declared_button_with_its_handler():
     for prefix, spec in buttons.BUTTONS.items():
         table = router.DRAFT_CALLBACKS if spec.bound else router.CALLBACKS
         assert table[spec.action] is spec.handler, prefix
+        assert spec[:4] == (prefix, *WIRE[prefix])
     assert len(router.DRAFT_CALLBACKS) + len(router.CALLBACKS) == len(WIRE)
 
 
 @pytest.mark.parametrize("prefix, action", [("j.view", "something_new"), ("j.new", "job_view")])
 def test_a_prefix_or_action_declared_twice_is_refused(prefix, action):
     with pytest.raises(ValueError, match="declared twice"):
-        buttons.button(prefix, action, arg="id")(lambda ctx, job_id: None)
+        declare((*DECLARED, (prefix, action, "id", False)))
     assert SPEC == WIRE
+
+
+def test_an_unknown_argument_kind_is_refused():
+    with pytest.raises(ValueError, match="unknown argument kind 'job'"):
+        declare((("j.new", "something_new", "job", False),))
+
+
+def test_a_handler_for_an_undeclared_prefix_or_a_second_one_is_refused():
+    with pytest.raises(ValueError, match="'j.new' is not declared"):
+        buttons.button("j.new")
+    with pytest.raises(ValueError, match="'j.view' already has a handler: on_job_view"):
+        buttons.button("j.view")(lambda ctx, job_id: None)
+    assert buttons.BUTTONS["j.view"].handler is router.CALLBACKS["job_view"]
+
+
+def test_a_declared_button_without_a_handler_is_named(monkeypatch):
+    monkeypatch.delitem(buttons.BUTTONS, "j.export")
+    with pytest.raises(LookupError, match="without a handler .*: j.export$"):
+        buttons.handled()
+
+
+def test_the_router_refuses_to_load_with_a_declared_button_nobody_handles():
+    code = ("from app.bot import callback_data as c\n"
+            "c.SPEC['j.orphan'] = ('orphan', 'id', False)\n"
+            "import app.bot.router\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode != 0
+    assert "LookupError: buttons declared without a handler" in done.stderr and "j.orphan" in done.stderr

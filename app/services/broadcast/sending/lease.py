@@ -97,6 +97,14 @@ class Lease:
                 return
             self.keep()
 
+    def wait_or_sleep(self, futures, seconds: float) -> None:
+        """Wait up to seconds for one of futures to finish (with none, sleep up to a heartbeat), keeping the lease."""
+        if futures:
+            self.wait_some(futures, seconds)
+        elif seconds > 0:
+            self.sleep(min(seconds, self.heartbeat))
+            self.keep()
+
     def release(self) -> None:
         """Give the lease back (no-op if it was taken over)."""
         try:

@@ -274,20 +274,13 @@ class Pump:
         now = self.clock()
         hand_at = slot[0] - HAND_OVER_AHEAD
         if hand_at > now:
-            self.wait(in_flight, hand_at - now)
+            self.lease.wait_or_sleep(list(in_flight), hand_at - now)
         elif len(in_flight) >= window:
-            self.wait(in_flight, max(self.deadline - now, 0) + 60)  # a send that starts late is held back by clear()
+            # Every thread busy: wait for one; a send that starts late is held back by clear().
+            self.lease.wait_or_sleep(list(in_flight), max(self.deadline - now, 0) + 60)
         else:
             queue.popleft()
             in_flight[pool.submit(self.call_for(claim, slot, quiet))] = (claim.item_id, claim.user_id)
-
-    def wait(self, in_flight: dict, seconds: float) -> None:
-        """Wait up to ``seconds`` (until a send finishes, if any is in flight), keeping the lease."""
-        if in_flight:
-            self.lease.wait_some(list(in_flight), seconds)
-        elif seconds > 0:
-            self.sleep(min(seconds, self.lease.heartbeat))
-            self.lease.keep()
 
     def call_for(self, claim: Claim, slot: Slot, quiet: bool):
         """Return the work of one claimed item's send: its own call at its slot, or its refusal when none may go."""
