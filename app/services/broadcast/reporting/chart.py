@@ -29,7 +29,7 @@ def render_png(results: Results, lang: str) -> bytes:
 
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, facecolor=CARD)
     FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(4, 3, height_ratios=(0.35, 1.5, 1.1, 1.0), hspace=0.7, wspace=0.35,
+    grid = fig.add_gridspec(4, 3, height_ratios=(0.5, 1.5, 1.1, 1.0), hspace=0.6, wspace=0.35,
                             left=0.08, right=0.97, top=0.97, bottom=0.05)
     _header(fig.add_subplot(grid[0, :]), results, lang)
     _delivery(fig.add_subplot(grid[1, :]), results, lang)
@@ -81,9 +81,9 @@ def _header(ax, r: Results, lang: str) -> None:
         tiles.reverse()  # read right to left, the delivered count first
     for n, (label, value, color) in enumerate(tiles):
         x = (n + 0.5) / len(tiles)
-        ax.text(x, 0.42, value, ha="center", va="center", fontsize=20, color=color, weight="bold",
+        ax.text(x, 0.35, value, ha="center", va="center", fontsize=20, color=color, weight="bold",
                 transform=ax.transAxes)
-        ax.text(x, 0.02, label, ha="center", va="center", fontsize=11, color=MUTED, transform=ax.transAxes)
+        ax.text(x, -0.05, label, ha="center", va="center", fontsize=11, color=MUTED, transform=ax.transAxes)
 
 
 def _times(curve: Curve) -> list[datetime]:
