@@ -60,6 +60,7 @@ DECLARED: tuple[Declaration, ...] = (
     ("r.ok", "retry_ok", None, True), ("r.no", "retry_no", None, True),
     ("j.unsend", "unsend", "id", False), ("j.edit", "edit_all", "id", False),
     ("a.ev", "edit_variant", "edit_variant", True), ("a.yes", "act_yes", None, True), ("a.no", "act_no", None, True),
+    ("j.chart", "chart", "id", False),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     (OPTOUT_DATA, "optout", None, False), ("u.sub", "optin", None, False),
 )

@@ -96,7 +96,8 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     status, author = job_status(job, now), job.created_by
     entries = audit.entries(status.id, limit=VIEW_AUDIT_ENTRIES)
     offer = offers(job)
-    markup = keyboards.job_actions(lang, status.id, status.status, offer)
+    chart = status.sent > 0 and not status.is_action  # 📊 only for a broadcast that delivered something
+    markup = keyboards.job_actions(lang, status.id, status.status, offer, chart=chart)
     text = job_view_text(status, author, entries, lang, now)
     return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status), markup
 

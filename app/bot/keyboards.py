@@ -73,11 +73,11 @@ def job_list(lang: str, statuses: list[JobView]) -> dict:
     return _inline(rows)
 
 
-def job_actions(lang: str, job_id: int, status: str, offer: Offers = Offers()) -> dict:
+def job_actions(lang: str, job_id: int, status: str, offer: Offers = Offers(), chart: bool = False) -> dict:
     """Return a job view's buttons: the actions its state allows and that would act, then "back to the list".
 
     offer: whom a retry would reach and whether unsend / edit would be accepted
-    (app.services.broadcast.jobs.offers: the same checks the actions run).
+    (app.services.broadcast.jobs.offers: the same checks the actions run); chart: it delivered something.
     """
     rows = []
     if status in (RUNNING, QUEUED):
@@ -91,6 +91,8 @@ def job_actions(lang: str, job_id: int, status: str, offer: Offers = Offers()) -
             (("btn_unsend", "unsend", offer.unsend), ("btn_edit_all", "edit_all", offer.edit)) if on]
     if acts:
         rows.append(acts)
+    if chart:
+        rows.append([(t("btn_chart", lang), build("chart", job_id))])
     rows.append([(t("btn_export", lang), build("export", job_id))])
     rows.append([(t("btn_jobs_back", lang), build("job_list"))])
     return _inline(rows)

@@ -18,6 +18,7 @@ from app.bot import (
     ledger,
     membership,
     presend,
+    results_chart,
     retry_screen,
     schedule_wizard,
     start,
@@ -60,8 +61,8 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
 # and handled() refuses to start with a declared button no handler took.
-BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, retry_screen,
-                  schedule_wizard, subscription, unsend_edit, variant_step)
+BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, results_chart,
+                  retry_screen, schedule_wizard, subscription, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
 PUBLIC_CALLBACKS = frozenset({"optout", "optin"})

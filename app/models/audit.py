@@ -16,6 +16,7 @@ RETRIED, EXPORTED = "retried", "exported"
 UNSENT, EDITED = "unsent", "edited"
 SETTING_CHANGED = "setting_changed"
 OPTED_OUT, OPTED_IN = "opted_out", "opted_in"  # an operator opted a user out of broadcasts or back in
+HELD = "held"  # a pump met a 429 and the job waits it out (one entry per block, never per copy)
 
 
 class AuditEntry(db.Model):

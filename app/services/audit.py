@@ -11,6 +11,7 @@ from app.models.audit import (
     CREATED,
     EDITED,
     EXPORTED,
+    HELD,
     OPTED_IN,
     OPTED_OUT,
     PAUSED,
@@ -26,7 +27,7 @@ from app.models.audit import (
 from app.models.base import fit
 from app.repository import audit_log
 
-__all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED",
+__all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED", "HELD",
            "OPTED_IN", "OPTED_OUT", "PAUSED",
            "RESCHEDULED", "RESUMED", "RETRIED", "SCHEDULED", "SENT_NOW", "SETTING_CHANGED", "UNSENT", "EDITED",
            "admin_actor", "entries", "record"]

@@ -78,7 +78,7 @@ def copied_fields(source, caption, markup) -> dict:
 
 
 def send_photo(state: SimState, params: dict) -> Produce:
-    """Send a photo by file id or URL; result is the Message."""
+    """Send a photo by file id, URL or upload (its bytes kept in the delivery record); result is the Message."""
     chat_id = get_chat_id(params)
     photo = get_str(params, "photo")
     if not photo:
@@ -96,7 +96,8 @@ def send_photo(state: SimState, params: dict) -> Produce:
                                 caption_entities=caption.entities if caption else ())
         state.record(now, "sendPhoto", msg, ("photo", photo, caption and caption.raw),
                      caption=caption.raw if caption else None, reply_markup=markup,
-                     paid=paid, parse_mode=caption.parse_mode if caption else None, **options)
+                     paid=paid, parse_mode=caption.parse_mode if caption else None, **options,
+                     photo_base64=base64.b64encode(photo.data).decode() if isinstance(photo, Upload) else None)
         return message_object(state, msg)
 
     return Produce(commit)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from app.telegram.multipart import Upload
@@ -66,6 +67,14 @@ class BotMethods:
         params = {"chat_id": chat_id, "caption": caption}
         return self.call("sendDocument", {**params, **extra},
                          files={"document": Upload(filename, stream, content_type)}, **options)
+
+    def send_photo(self, chat_id: int | str, photo: bytes, *, caption: str | None = None,
+                   filename: str = "chart.png", reply_markup: Any = None, **kw: Any) -> dict:
+        """Upload PNG bytes as a photo; return the Message."""
+        extra, options = _split(kw)
+        params = {"chat_id": chat_id, "caption": caption, "reply_markup": reply_markup}
+        return self.call("sendPhoto", {**params, **extra},
+                         files={"photo": Upload(filename, io.BytesIO(photo), "image/png")}, **options)
 
     def edit_message_text(self, chat_id: int | str, message_id: int, text: str, *,
                           parse_mode: str | None = None, reply_markup: Any = None,

@@ -10,7 +10,7 @@ from typing import Any
 PRIORITY = {"send": 0, "delete": 1, "edit": 2}
 # Client wrapper -> Bot API method, to decide whether per-chat pacing applies.
 API_METHOD = {"send_message": "sendMessage", "copy_message": "copyMessage", "copy_messages": "copyMessages",
-              "edit_message_text": "editMessageText", "delete_message": "deleteMessage"}
+              "send_photo": "sendPhoto", "edit_message_text": "editMessageText", "delete_message": "deleteMessage"}
 _NEVER = float("-inf")
 
 

@@ -80,6 +80,13 @@ class Outbox(BusyChats, OpRunner):
         args = {"chat_id": chat_id, "from_chat_id": from_chat_id, "message_ids": sorted(message_ids)}
         return self._queue_send("copy_messages", args, None, None)
 
+    def photo(self, chat_id: Any, png: bytes, *, caption: str | None = None, priority: str | None = None) -> Future:
+        """Queue an uploaded photo (priority="low": only a free bot-wide slot); resolves to the Message, or None."""
+        args = {"chat_id": chat_id, "photo": png, "caption": caption}
+        if priority is not None:
+            args["priority"] = priority
+        return self._queue_send("send_photo", args, None, None)
+
     def edit(self, chat_id: Any, message_id: int, text: str, *, parse_mode: str | None = None,
              reply_markup: Any = None, priority: str | None = None) -> Future:
         """Queue an edit, replacing any pending edit of the same message.

@@ -26,6 +26,7 @@ WIRE = {
     "r.ok": ("retry_ok", None, True), "r.no": ("retry_no", None, True),
     "w.src": ("toggle_source", "source", True),
     "w.var": ("add_variant", "variant", True), "a.ev": ("edit_variant", "edit_variant", True),
+    "j.chart": ("chart", "id", False),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.sub": ("optin", None, False),
 }

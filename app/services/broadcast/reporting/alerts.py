@@ -13,6 +13,7 @@ from app.extensions import db
 from app.models.broadcast import PAUSED, BroadcastJob
 from app.services import admins
 from app.services.broadcast.jobs.status import job_status
+from app.services.broadcast.reporting import picture
 from app.services.broadcast.reporting.progress import progress_keyboard, summary_keyboard, summary_text
 from app.texts import t
 
@@ -45,7 +46,9 @@ def job_finished(job_id: int, *, outbox) -> None:
     status, own, message_id = job_status(job), job.progress_chat_id, job.progress_message_id
     chats = recipients(job)
     db.session.commit()
-    for chat_id, lang in chats.items():
-        replace = message_id if chat_id == own else None
-        outbox.send(chat_id, summary_text(status, lang), reply_markup=summary_keyboard(status, lang),
-                    replace_message_id=replace)
+    sends = [outbox.send(chat_id, summary_text(status, lang), reply_markup=summary_keyboard(status, lang),
+                         replace_message_id=message_id if chat_id == own else None)
+             for chat_id, lang in chats.items()]
+    if status.sent and not status.is_action:
+        # Drawn on the picture thread and sent after the summaries; if it fails they have gone anyway.
+        picture.queue(job_id, chats, after=sends)

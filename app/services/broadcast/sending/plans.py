@@ -30,6 +30,7 @@ class Plan:
     reopen: list[int] = field(default_factory=list)
     blocked: list[int] = field(default_factory=list)
     not_before: object = None
+    held_seconds: float = 0.0  # the 429's retry_after, for the audit entry beside not_before
     recorded: int = 0
 
 

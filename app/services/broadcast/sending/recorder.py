@@ -232,6 +232,7 @@ class Recorder:
         plan.recorded = len(done) - len(plan.back)
         if decision.retry_after:
             plan.not_before = self.lease.now() + timedelta(seconds=decision.retry_after)
+            plan.held_seconds = decision.retry_after
         return plan, decision.stop
 
     def _write(self, plan: Plan) -> dict[ItemStatus, int]:
@@ -239,6 +240,8 @@ class Recorder:
         counts = plans.write_items(plan, self.lease.now(), action=self.action)
         if plan.not_before is not None:
             jobs_repo.set_not_before(self.job_id, self.lease.token, plan.not_before)
+            # One row per block that met a 429 (never per copy): the results picture marks the hold.
+            audit.record(audit.ACTOR_SYSTEM, audit.HELD, self.job_id, f"429: {plan.held_seconds:g} s")
         if self.paused_reason:
             self._pause()
         return counts

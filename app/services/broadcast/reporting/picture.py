@@ -1,0 +1,89 @@
+"""Make a results picture off the caller's thread and send it as a photo, after the messages it follows.
+
+A webhook request or a pump only queues the work and returns: one thread per
+process computes the numbers and draws (one picture at a time, so two admins'
+taps never draw in parallel on a two-core host), then hands the photo to the
+process's late outbox, which sends it at low priority (a free bot-wide slot:
+replies and broadcast sends go first) and flushes it at the process's exit.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+
+from flask import current_app
+
+from app.services.broadcast.reporting.chart import render_png
+from app.services.broadcast.reporting.results import NoResults, compute
+from app.texts import t
+
+log = logging.getLogger(__name__)
+# Pictures waiting or being drawn, at most: a flood of taps is refused, not queued for minutes.
+MAX_WAITING = 20
+# The picture follows the summary: it waits this long at most for the summary's send to be answered.
+AFTER_SECONDS = 15.0
+
+_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="results-picture")
+_lock = threading.Lock()
+_waiting: set[tuple[int, int]] = set()
+_idle = threading.Condition(_lock)
+
+
+def queue(job_id: int, chats: dict[int, str], *, after: Iterable[Future] = (), tell_failure: bool = False) -> bool:
+    """Queue job_id's picture for each chat (in its language); False when one is already on its way or too many wait.
+
+    after: sends the photo must follow (the summary); tell_failure: a chat that
+    asked for it hears when it cannot be drawn (the summary's picture fails quietly).
+    """
+    keys = {(job_id, chat) for chat in chats}
+    with _lock:
+        if not keys or keys & _waiting or len(_waiting) + len(keys) > MAX_WAITING:
+            return False
+        _waiting.update(keys)
+    app = current_app._get_current_object()
+    _executor.submit(_run, app, job_id, dict(chats), list(after), tell_failure, keys)
+    return True
+
+
+def idle(timeout: float) -> bool:
+    """Wait until no picture is waiting or being drawn (tests, a command about to exit); False on timeout."""
+    with _idle:
+        return _idle.wait_for(lambda: not _waiting, timeout=timeout)
+
+
+def _run(app, job_id: int, chats: dict[int, str], after: list[Future], tell_failure: bool, keys: set) -> None:
+    """Draw and send, in the app's context; a failure is logged (and told when asked), never raised."""
+    try:
+        with app.app_context():
+            _deliver(job_id, chats, after, tell_failure)
+    except Exception:
+        log.exception("results picture of job %s could not be sent", job_id)
+    finally:
+        with _idle:
+            _waiting.difference_update(keys)
+            _idle.notify_all()
+
+
+def _deliver(job_id: int, chats: dict[int, str], after: list[Future], tell_failure: bool) -> None:
+    """Compute the numbers once, draw once per language, then queue one photo per chat on the late outbox."""
+    from app.services.settings import load_settings
+    from app.services.telegram_factory import get_client, late_outbox
+
+    outbox = late_outbox(get_client(load_settings()))
+    try:
+        results = compute(job_id)
+        pictures = {lang: render_png(results, lang) for lang in set(chats.values())}
+    except NoResults as exc:
+        log.info("no results picture of job %s: %s", job_id, exc)
+        return
+    except Exception:
+        log.exception("results picture of job %s failed", job_id)
+        if tell_failure:
+            for chat, lang in chats.items():
+                outbox.send(chat, t("chart_failed", lang, id=job_id))
+        return
+    wait(after, timeout=AFTER_SECONDS)
+    for chat, lang in chats.items():
+        outbox.photo(chat, pictures[lang], caption=t("chart_caption", lang, id=job_id), priority="low")
