@@ -18,6 +18,7 @@ from app.bot import (
     ledger,
     membership,
     presend,
+    recurring,
     retry_screen,
     schedule_wizard,
     start,
@@ -50,6 +51,7 @@ COMMANDS: dict[str, Handler] = {
     "stats": history.on_stats,
     "jobs": history.on_jobs,
     "scheduled": schedule_wizard.on_list,
+    "recurring": recurring.on_list,
 }
 # Reply-keyboard buttons, recognised in every language.
 MENU_BUTTONS: dict[str, Handler] = {
@@ -59,8 +61,8 @@ MENU_BUTTONS: dict[str, Handler] = {
 }
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared next to its handler (app.bot.buttons); importing these modules fills the registry.
-BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, retry_screen,
-                  schedule_wizard, subscription, unsend_edit, variant_step)
+BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, recurring,
+                  retry_screen, schedule_wizard, subscription, unsend_edit, variant_step)
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
 PUBLIC_CALLBACKS = frozenset({"optout", "optin"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
