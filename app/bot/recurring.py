@@ -65,19 +65,19 @@ def _act(ctx: BotContext, series_id: int, change, done_key: str) -> None:
     _redraw(ctx, series_id)
 
 
-@button("r.pause", "rec_pause", arg="id")
+@button("rc.pause", "rec_pause", arg="id")
 def on_pause(ctx: BotContext, series_id: int) -> None:
     """⏸ under a series: no occurrence until resumed."""
     _act(ctx, series_id, series.pause, "rec_done_paused")
 
 
-@button("r.resume", "rec_resume", arg="id")
+@button("rc.resume", "rec_resume", arg="id")
 def on_resume(ctx: BotContext, series_id: int) -> None:
     """▶️ under a paused series: on again from its next occurrence."""
     _act(ctx, series_id, series.resume, "rec_done_resumed")
 
 
-@button("r.stop", "rec_stop", arg="id")
+@button("rc.stop", "rec_stop", arg="id")
 def on_stop(ctx: BotContext, series_id: int) -> None:
     """⏹ under a series: ask first (stopping is for good)."""
     if series.get(series_id) is None:
@@ -87,13 +87,13 @@ def on_stop(ctx: BotContext, series_id: int) -> None:
     _redraw(ctx, series_id, confirm_stop=True)
 
 
-@button("r.stop_yes", "rec_stop_yes", arg="id")
+@button("rc.stop_yes", "rec_stop_yes", arg="id")
 def on_stop_yes(ctx: BotContext, series_id: int) -> None:
     """The confirmation: stop the series for good."""
     _act(ctx, series_id, series.stop, "rec_done_stopped")
 
 
-@button("r.back", "rec_back", arg="id")
+@button("rc.back", "rec_back", arg="id")
 def on_back(ctx: BotContext, series_id: int) -> None:
     """↩️ under the confirmation: the series' own buttons again."""
     ctx.answer()

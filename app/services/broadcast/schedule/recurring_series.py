@@ -79,13 +79,13 @@ def pause(series_id: int, actor: str) -> bool:
     return _change(series_id, actor, PAUSED, lambda: repo.pause(series_id))
 
 
-def resume(series_id: int, actor: str) -> bool:
+def resume(series_id: int, actor: str, now: datetime | None = None) -> bool:
     """Resume a paused series from its first occurrence after now (it ends if none is left)."""
     row = repo.get(series_id)
     if row is None:
         db.session.commit()
         return False
-    next_at = series_of(row).following(db_utcnow(), row.occurrences)
+    next_at = series_of(row).following(now or db_utcnow(), row.occurrences)
     return _change(series_id, actor, RESUMED, lambda: repo.resume(series_id, next_at))
 
 
