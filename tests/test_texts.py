@@ -24,6 +24,7 @@ DYNAMIC_FAMILIES = (
     "btn_preset_",  # schedule presets (app/bot/keyboards.py)
     "job_row_",  # job list rows by kind (app/bot/history.py)
     "status_",  # job statuses
+    "rec_status_", "rec_missed_", "rec_done_",  # recurring broadcasts (app/bot/recurring.py)
 )
 
 

@@ -61,6 +61,11 @@ DECLARED: tuple[Declaration, ...] = (
     ("j.unsend", "unsend", "id", False), ("j.edit", "edit_all", "id", False),
     ("a.ev", "edit_variant", "edit_variant", True), ("a.yes", "act_yes", None, True), ("a.no", "act_no", None, True),
     ("j.chart", "chart", "id", False),
+    ("rc.pause", "rec_pause", "id", False),
+    ("rc.resume", "rec_resume", "id", False),
+    ("rc.stop", "rec_stop", "id", False),
+    ("rc.stop_yes", "rec_stop_yes", "id", False),
+    ("rc.back", "rec_back", "id", False),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     (OPTOUT_DATA, "optout", None, False), ("u.sub", "optin", None, False),
 )

@@ -24,6 +24,7 @@ from app.services.broadcast.reporting.progress import (
     unsent_line,
 )
 from app.services.broadcast.schedule.cron_watch import late_line
+from app.services.broadcast.schedule.recurring_series import job_note
 from app.services.settings import load_settings
 from app.texts import TEXTS, t
 
@@ -98,7 +99,7 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     offer = offers(job)
     chart = status.sent > 0 and not status.is_action  # 📊 only for a broadcast that delivered something
     markup = keyboards.job_actions(lang, status.id, status.status, offer, chart=chart)
-    text = job_view_text(status, author, entries, lang, now)
+    text = job_view_text(status, author, entries, lang, now) + job_note(status.id, lang)
     return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status), markup
 
 

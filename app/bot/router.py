@@ -18,6 +18,7 @@ from app.bot import (
     ledger,
     membership,
     presend,
+    recurring,
     results_chart,
     retry_screen,
     schedule_wizard,
@@ -51,6 +52,7 @@ COMMANDS: dict[str, Handler] = {
     "stats": history.on_stats,
     "jobs": history.on_jobs,
     "scheduled": schedule_wizard.on_list,
+    "recurring": recurring.on_list,
 }
 # Reply-keyboard buttons, recognised in every language.
 MENU_BUTTONS: dict[str, Handler] = {
@@ -61,8 +63,8 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
 # and handled() refuses to start with a declared button no handler took.
-BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, results_chart,
-                  retry_screen, schedule_wizard, subscription, unsend_edit, variant_step)
+BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, recurring,
+                  results_chart, retry_screen, schedule_wizard, subscription, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
 PUBLIC_CALLBACKS = frozenset({"optout", "optin"})

@@ -9,6 +9,7 @@ from flask.cli import AppGroup
 from app.cli.common import CommandError, echo_json, render_table
 from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
+from app.cli.recurring_cmd import check_every, create_series, every_options
 from app.cli.runs_cmd import runs_command
 from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
@@ -133,9 +134,12 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
+@every_options
 def create(audience, text, copy_from, message_id, message_ids, variants, copied_media, button_text, button_url,
-           created_by, langs, active_days, joined_days, sources, silent, protect, at) -> None:
-    """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
+           created_by, langs, active_days, joined_days, sources, silent, protect, at, every, until, count,
+           if_missed) -> None:
+    """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
+    check_every(every, until, count, if_missed, at)
     content = _content(text, copy_from, message_id, message_ids, copied_media)
     try:
         checked = check_cli_pairs(variants, content)
@@ -149,6 +153,9 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
     target = Audience(audience, tuple(langs), active_days, joined_days, sources)
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   variants=checked or None, silent=silent, protect=protect).with_target(target)
+    if every is not None:
+        create_series(draft, every, until, count, if_missed, created_by)
+        return
     send_at = _send_at(at) if at is not None else None
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.

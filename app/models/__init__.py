@@ -5,6 +5,7 @@ from app.models.audit import AuditEntry
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.models.processed_update import ProcessedUpdate
 from app.models.pump_run import CronWatch, PumpRun
+from app.models.recurring import RecurringBroadcast, RecurringOccurrence
 from app.models.segment import Segment
 from app.models.setting import Setting
 from app.models.stats_snapshot import StatsSnapshot
@@ -13,5 +14,6 @@ from app.models.user import User
 from app.models.user_data import UserField, UserTag
 
 __all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "CronWatch", "ProcessedUpdate",
-           "PumpRun", "Segment", "Setting", "StatsSnapshot", "TelegramBudget", "TelegramChatPace", "User",
+           "PumpRun", "RecurringBroadcast", "RecurringOccurrence", "Segment", "Setting", "StatsSnapshot",
+           "TelegramBudget", "TelegramChatPace", "User",
            "UserField", "UserTag"]

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from app.texts import actions, jobs, presend, results, schedule, settings, start, variants, wizard
+from app.texts import actions, jobs, presend, recurring, results, schedule, settings, start, variants, wizard
 
-MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, jobs, actions, settings, variants, results)
+MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
+                                   results)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

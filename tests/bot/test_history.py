@@ -157,8 +157,9 @@ def test_view_of_a_finished_cli_job_shows_counters_duration_and_its_trail(client
     tap(client, simulator, f"j.view:{job.id}")
     view = view_of(simulator, job.id)
     assert view["text"] == expected
-    # All sent: nothing to retry; its copies can be deleted or edited everywhere.
-    assert buttons(view) == [f"j.unsend:{job.id}", f"j.edit:{job.id}", f"j.export:{job.id}", "j.list"]
+    # All sent: nothing to retry; its copies can be deleted or edited everywhere; it delivered, so 📊 is offered.
+    assert buttons(view) == [f"j.unsend:{job.id}", f"j.edit:{job.id}", f"j.chart:{job.id}", f"j.export:{job.id}",
+                             "j.list"]
     press(client, simulator, "j.list", under=view)
     assert simulator.deliveries("sendMessage", ADMIN_ID)[-1]["reply_markup"]["inline_keyboard"][0][0]["text"] == \
         t("job_row_send", id=job.id, status=t("status_completed"), done=3, total=3)

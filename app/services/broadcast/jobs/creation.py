@@ -96,6 +96,24 @@ def album_ids(job: BroadcastJob) -> list[int]:
     return json.loads(job.source_message_ids or "[]")
 
 
+def check_content(audience: Audience | str, content: dict, button_text: str | None, button_url: str | None,
+                  variants: dict | None) -> tuple[Audience, dict, dict]:
+    """Refuse what Telegram would refuse (ValueError); return the audience, the content's job columns, the variants."""
+    if not isinstance(audience, Audience) and audience not in AUDIENCES:
+        raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
+    if bool(button_text) != bool(button_url):
+        raise ValueError("a button needs both a text and a URL")
+    if button_url and (problem := url_problem(button_url)):
+        # Telegram would refuse every send of it: refused here, whoever creates the job.
+        raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
+    fields = _content_fields(content)
+    if fields["content_type"] == CONTENT_ALBUM and button_text:
+        raise ValueError("an album carries no button (Telegram allows none)")
+    checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
+    variants_service.require_known_media(checked, content)
+    return Audience.of(audience), fields, checked
+
+
 def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
@@ -108,21 +126,9 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     text or caption} (app.services.broadcast.content.variants); each item records
     the one its recipient gets.
     """
-    if not isinstance(audience, Audience) and audience not in AUDIENCES:
-        raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
-    audience = Audience.of(audience)
-    if bool(button_text) != bool(button_url):
-        raise ValueError("a button needs both a text and a URL")
-    if button_url and (problem := url_problem(button_url)):
-        # Telegram would refuse every send of it: refused here, whoever creates the job.
-        raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
-    fields = _content_fields(content)
-    if fields["content_type"] == CONTENT_ALBUM and button_text:
-        raise ValueError("an album carries no button (Telegram allows none)")
-    checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
-    variants_service.require_known_media(checked, content)
+    audience, fields, checked = check_content(audience, content, button_text, button_url, variants)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,

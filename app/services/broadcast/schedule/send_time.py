@@ -46,6 +46,11 @@ class SendTimeError(ValueError):
         return t(self.key, lang, **values)
 
 
+def latin_digits(text: str) -> str:
+    """Write Persian and Arabic-Indic digits as Latin ones."""
+    return text.translate(_DIGITS)
+
+
 def normalize(text: str) -> str:
     """Turn Persian and Arabic-Indic digits into Latin ones and tidy separators and spaces."""
     text = text.translate(_DIGITS).replace("٫", ":").replace("：", ":").replace("\u200c", " ")
