@@ -29,7 +29,7 @@ TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
 
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend).
-TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})
+TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30", "urgent", "unsub"})
 
 
 class Callback(NamedTuple):

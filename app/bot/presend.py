@@ -12,7 +12,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import replace
 
-from app.bot import keyboards
+from app.bot import keyboards, presend_rules
 from app.bot.buttons import button
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
@@ -69,6 +69,8 @@ def toggled(draft: Draft, option: str) -> Draft:
     """Return the draft with one toggle flipped."""
     if option in (SILENT, PROTECT):
         return replace(draft, **{option: not getattr(draft, option)})
+    if option in presend_rules.TOGGLES:
+        return presend_rules.toggled(draft, option)
     audience = draft.target
     if option in DAY_PRESETS:
         return draft.with_target(audience.toggle_days(*DAY_PRESETS[option]))
@@ -116,7 +118,8 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
     under nothing. Paid: the screen also waits for the Star balance.
     """
     preview_id = new_token()
-    draft = replace(draft, paid_ok=False, preview_id=preview_id, confirm_id=new_token())
+    draft = replace(presend_rules.resolve(draft, ctx.settings), paid_ok=False, preview_id=preview_id,
+                    confirm_id=new_token())
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
     paid = is_paid(ctx, draft)
     body = screen_text(ctx, draft, n, paid, pending_ahead())
@@ -126,6 +129,7 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
         body += ctx.text("wiz_album_parts_line", n=parts(draft))  # exactly the parts the Confirm sends
     if not paid and ctx.settings["broadcast_paid_enabled"]:
         body += ctx.text("wiz_album_free_line")  # paid broadcasts are on, but an album cannot be paid
+    body += presend_rules.lines(ctx.lang, draft, ctx.settings)
 
     def render() -> None:
         if not delivered(preview):
@@ -232,6 +236,7 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
     buttons = [{"text": f"🔗 {source}" + (" ✅" if source in audience.sources else ""),
                 "callback_data": build("toggle_source", source, preview_id)} for source in offered]
     rows += [buttons[i:i + SOURCES_PER_ROW] for i in range(0, len(buttons), SOURCES_PER_ROW)]
+    rows += presend_rules.toggle_row(lang, draft, preview_id)
     last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
     if dropped:
