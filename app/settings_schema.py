@@ -1,6 +1,7 @@
 """Typed settings: defaults, allowed ranges and cross-setting rules (pure)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # A pump's lease lives this long after each renewal. The pump renews it at
@@ -22,7 +23,7 @@ class SettingDef:
 
     key: str
     type: type
-    default: int | float | bool
+    default: int | float | bool | str
     min: float | None = None
     max: float | None = None
     help: str = ""
@@ -65,6 +66,12 @@ DEFS: dict[str, SettingDef] = {
                    "A scheduled broadcast later than this (site down) is not sent on its own: admins are asked"),
         SettingDef("db_statements_per_hour", int, 0, 0, 100_000_000,
                    "A host's cap on database queries per hour (0: none): broadcasts pace themselves under it"),
+        SettingDef("max_broadcasts_per_user_per_day", int, 0, 0, 100,
+                   "Broadcasts a user gets per Tehran day at most; more are skipped (frequency_cap). 0: no cap"),
+        SettingDef("quiet_hours_start", str, "", None, None,
+                   "Tehran time (HH:MM) quiet hours begin: broadcasts pause, urgent ones go on. off: none"),
+        SettingDef("quiet_hours_end", str, "", None, None,
+                   "Tehran time (HH:MM) quiet hours end and paused broadcasts resume (may wrap midnight). off: none"),
         SettingDef("processed_updates_keep_days", int, 7, 1, 365, "Days to remember handled update ids"),
         SettingDef("broadcast_items_keep_days", int, 0, 0, 100_000,
                    "Cron deletes the per-recipient items of jobs finished this many days ago (0: never)"),
@@ -72,6 +79,11 @@ DEFS: dict[str, SettingDef] = {
 }
 
 _TRUE = {"1", "true", "yes", "on"}
+# A time of day setting: empty (or off) turns it off; Persian or Arabic-Indic digits are read as Latin ones.
+_OFF = {"", "off", "-", "none", "خاموش"}
+_CLOCK = re.compile(r"([01]?\d|2[0-3])\s*[:٫]\s*([0-5]\d)")
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "0123456789" * 2)
+QUIET_KEYS = ("quiet_hours_start", "quiet_hours_end")
 MAX_VALUE_LENGTH = 32
 _FALSE = {"0", "false", "no", "off"}
 
@@ -96,6 +108,8 @@ def parse_value(key: str, raw: str | int | float | bool) -> int | float | bool:
     if len(text) > MAX_VALUE_LENGTH:
         raise SettingError(f"{key}: the value is {len(text)} characters long; no valid value exceeds "
                            f"{MAX_VALUE_LENGTH}")
+    if d.type is str:
+        return _parse_clock(key, text)
     if d.type is bool:
         if text.lower() in _TRUE:
             return True
@@ -114,16 +128,40 @@ def parse_value(key: str, raw: str | int | float | bool) -> int | float | bool:
     return value
 
 
+def _parse_clock(key: str, text: str) -> str:
+    """Parse a Tehran time of day as "HH:MM" ("" when off), or raise a SettingError saying what is expected."""
+    plain = text.translate(_DIGITS)
+    if plain.lower() in _OFF:
+        return ""
+    match = _CLOCK.fullmatch(plain)
+    if not match:
+        raise SettingError(f"{key}: expected a Tehran time such as 23:00 or 08:30 (00:00..23:59), or off; "
+                           f"got {_show(text)}")
+    return f"{int(match[1]):02d}:{match[2]}"
+
+
+def check_together(values: dict) -> None:
+    """Refuse settings that are valid alone but not together (a quiet window of no length)."""
+    start, end = (values.get(k, "") for k in QUIET_KEYS)
+    if start and start == end:
+        raise SettingError(f"quiet hours would start and end at {start}: set two different times "
+                           "(23:00 and 08:00), or turn one off")
+
+
 def format_range(d: SettingDef) -> str:
     """Describe a setting's allowed values for messages."""
+    if d.type is str:
+        return "HH:MM (Tehran) or off"
     if d.type is bool:
         return "on/off"
     fmt = (lambda v: str(int(v))) if d.type is int else (lambda v: f"{v:g}")
     return f"{fmt(d.min)}..{fmt(d.max)}"
 
 
-def format_value(value: int | float | bool) -> str:
+def format_value(value: int | float | bool | str) -> str:
     """Render a value as stored text."""
+    if isinstance(value, str):
+        return value or "off"
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, float):

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
-from app.services.broadcast.content.methods import OPTOUT_DATA
+from app.services.broadcast.content.methods import OPTOUT_DATA, OPTOUT_JOB_PREFIX
 from app.services.broadcast.content.variants import LANG_CODE
 from app.services.broadcast.schedule.send_time import PRESETS
 from app.settings_schema import DEFS
@@ -29,7 +29,7 @@ TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
 
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend_keyboard).
-TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30"})
+TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30", "urgent", "unsub"})
 
 
 class Callback(NamedTuple):
@@ -67,7 +67,8 @@ DECLARED: tuple[Declaration, ...] = (
     ("rc.stop_yes", "rec_stop_yes", "id", False),
     ("rc.back", "rec_back", "id", False),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
-    (OPTOUT_DATA, "optout", None, False), ("u.sub", "optin", None, False),
+    (OPTOUT_DATA, "optout", None, False), (OPTOUT_JOB_PREFIX, "optout_job", "id", False),
+    ("u.sub", "optin", None, False),
 )
 
 

@@ -21,6 +21,7 @@ from app.services.broadcast.reporting.progress import (
     format_duration,
     percent_text,
     rate_text,
+    rules_lines,
     unsent_line,
 )
 from app.services.broadcast.schedule.cron_watch import late_line
@@ -122,7 +123,8 @@ def job_view_text(status: JobView, author: int | None, entries: list[dict], lang
     created = status.created_at.strftime("%Y-%m-%d %H:%M") if status.created_at else "-"
     common = dict(id=status.id, status=t(f"status_{status.status}", lang),
                   author=author if author is not None else t("job_author_unknown", lang),
-                  unsent=unsent_line(status, lang) + clicks_line(status, lang), rate=rate_text(status),
+                  unsent=unsent_line(status, lang) + clicks_line(status, lang) + rules_lines(status, lang),
+                  rate=rate_text(status),
                   duration=format_duration(duration, lang), created=created, reason=reason,
                   audit=lines)
     if status.is_action:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import replace
 
-from app.bot import keyboards
+from app.bot import keyboards, presend_rules
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -71,7 +71,8 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
     under nothing. Paid: the screen also waits for the Star balance.
     """
     preview_id = new_token()
-    draft = replace(draft, paid_ok=False, preview_id=preview_id, confirm_id=new_token())
+    draft = replace(presend_rules.resolve(draft, ctx.settings), paid_ok=False, preview_id=preview_id,
+                    confirm_id=new_token())
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
     paid = is_paid(ctx, draft)
     body = screen_body(ctx, draft, n, paid, pending_ahead())

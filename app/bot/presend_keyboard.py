@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.bot import keyboards
+from app.bot import keyboards, presend_rules
 from app.bot.callback_data import build
 from app.bot.presend_text import PROTECT, SILENT
 from app.services import users
@@ -24,6 +24,8 @@ def toggled(draft: Draft, option: str) -> Draft:
     """Return the draft with one toggle flipped."""
     if option in (SILENT, PROTECT):
         return replace(draft, **{option: not getattr(draft, option)})
+    if option in presend_rules.TOGGLES:
+        return presend_rules.toggled(draft, option)
     audience = draft.target
     if option in DAY_PRESETS:
         return draft.with_target(audience.toggle_days(*DAY_PRESETS[option]))
@@ -42,6 +44,7 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
     buttons = [{"text": f"🔗 {source}" + (" ✅" if source in audience.sources else ""),
                 "callback_data": build("toggle_source", source, preview_id)} for source in offered]
     rows += [buttons[i:i + SOURCES_PER_ROW] for i in range(0, len(buttons), SOURCES_PER_ROW)]
+    rows += presend_rules.toggle_row(lang, draft, preview_id)
     last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
     if dropped:

@@ -1,6 +1,7 @@
 """The pre-send screen's text: audience and filters, recipients, duration, queue, options and language versions."""
 from __future__ import annotations
 
+from app.bot import presend_rules
 from app.bot.context import BotContext
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
@@ -26,7 +27,7 @@ def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[t
         body += ctx.text("wiz_album_parts_line", n=parts(draft))  # exactly the parts the Confirm sends
     if not paid and ctx.settings["broadcast_paid_enabled"]:
         body += ctx.text("wiz_album_free_line")  # paid broadcasts are on, but an album cannot be paid
-    return body
+    return body + presend_rules.lines(ctx.lang, draft, ctx.settings)
 
 
 def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:

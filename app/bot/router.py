@@ -67,7 +67,7 @@ BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history,
                   results_chart, retry_screen, schedule_wizard, subscription, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
-PUBLIC_CALLBACKS = frozenset({"optout", "optin"})
+PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
 DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     spec.action: spec.handler for spec in BUTTONS.values() if spec.bound}

@@ -6,7 +6,8 @@ from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.bot.profile import profile_of
 from app.services import users
-from app.services.broadcast.content.methods import OPTOUT_DATA
+from app.services.broadcast.content.methods import OPTOUT_DATA, OPTOUT_JOB_PREFIX
+from app.services.broadcast.reporting import unsubscribes
 
 
 def on_stop(ctx: BotContext) -> None:
@@ -26,6 +27,20 @@ def on_stop_button(ctx: BotContext, _arg: object) -> None:
     _set(ctx, opted_out=True)
 
 
+@button(OPTOUT_JOB_PREFIX)
+def on_stop_job_button(ctx: BotContext, job_id: int) -> None:
+    """The button under a broadcast's copy: the same as /stop, counted once on that broadcast when it opted them out.
+
+    A job id no broadcast with the button has (forged data) changes nothing: the user is told to send /stop.
+    """
+    if not unsubscribes.offers_button(job_id):
+        ctx.answer("unsub_unknown_button", alert=True)
+        return
+    ctx.answer()
+    if _set(ctx, opted_out=True):
+        unsubscribes.count(job_id)
+
+
 @button("u.sub")
 def on_subscribe_button(ctx: BotContext, _arg: object) -> None:
     """The button under the /stop confirmation: the same as /subscribe."""
@@ -33,10 +48,14 @@ def on_subscribe_button(ctx: BotContext, _arg: object) -> None:
     _set(ctx, opted_out=False)
 
 
-def _set(ctx: BotContext, opted_out: bool) -> None:
-    """Store the choice and confirm it; pressing or sending twice confirms again without a second write."""
-    users.set_opted_out(profile_of(ctx.update.effective_user), opted_out)
+def _set(ctx: BotContext, opted_out: bool) -> bool:
+    """Store the choice and confirm it; pressing or sending twice confirms again without a second write.
+
+    Return whether the choice changed (in the update's own transaction).
+    """
+    changed = users.set_opted_out(profile_of(ctx.update.effective_user), opted_out)
     if opted_out:
         ctx.reply("optout_done", keyboards.subscribe_again(ctx.lang))
     else:
         ctx.reply("optin_done")
+    return changed

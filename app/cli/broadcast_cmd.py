@@ -133,11 +133,15 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
               help="Only users whose first /start payload (deep link source) is this (repeatable: any of them).")
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
+@click.option("--urgent", is_flag=True, help="Send through quiet hours (quiet_hours_start/_end) instead of waiting.")
+@click.option("--unsubscribe-button/--no-unsubscribe-button", "unsubscribe", default=None,
+              help="An unsubscribe button under each copy, counted per broadcast (default: broadcast_optout_button; "
+                   "never on albums).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
 @every_options
 def create(audience, text, copy_from, message_id, message_ids, variants, copied_media, button_text, button_url,
-           created_by, langs, active_days, joined_days, sources, silent, protect, at, every, until, count,
-           if_missed) -> None:
+           created_by, langs, active_days, joined_days, sources, silent, protect, urgent, unsubscribe, at, every,
+           until, count, if_missed) -> None:
     """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
     check_every(every, until, count, if_missed, at)
     content = _content(text, copy_from, message_id, message_ids, copied_media)
@@ -152,7 +156,8 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience, tuple(langs), active_days, joined_days, sources)
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
-                  variants=checked or None, silent=silent, protect=protect).with_target(target)
+                  variants=checked or None, silent=silent, protect=protect, urgent=urgent,
+                  unsubscribe=unsubscribe).with_target(target)
     if every is not None:
         create_series(draft, every, until, count, if_missed, created_by)
         return

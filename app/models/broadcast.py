@@ -13,6 +13,8 @@ Job states (each transition is one guarded UPDATE in app.repository.broadcast_jo
   queued  -> running    promote: takes the single active slot (one sending job bot-wide)
   queued|running -> paused   pause: by an admin, the circuit breaker, a refused
                              token (401) or the paid-message cap; frees the slot
+  running -> paused (pause_kind 'quiet')   quiet hours began and the job is not urgent
+  paused (pause_kind 'quiet') -> queued    cron, once quiet hours are over (never an admin's pause)
   paused  -> running    resume, when the active slot is free
   paused  -> queued     resume while another job holds the slot
   running -> completed  complete_if_done: no item pending or in flight
@@ -39,6 +41,8 @@ Item states (app.repository.broadcast_claims):
                         budget ended, the token refused, the breaker opened, or the
                         job was cancelled/paused while the send waited out a 429
   failed  -> pending    the breaker judged a streak of failures not the recipients' fault
+  pending -> skipped    the frequency cap: the recipient already got max_broadcasts_per_user_per_day
+                        broadcasts today (Tehran), error 'frequency_cap', at claim time under the lease
   sending -> unknown    the pump holding it died: counted by the next lease holder
                         (running job) or by cron (cancelled/paused job, lease dead)
   sending -> pending    (action jobs) the pump holding it died: a delete or an edit is
@@ -133,6 +137,10 @@ CONTENT_COPY, CONTENT_TEXT, CONTENT_ALBUM = "copy", "text", "album"
 # What a job does to its recipients: send the message, or act on the copies another job sent.
 KIND_SEND, KIND_UNSEND, KIND_EDIT = "send", "unsend", "edit"
 ACTION_KINDS = (KIND_UNSEND, KIND_EDIT)
+# pause_kind of a job the engine paused for quiet hours: cron resumes it once they end.
+QUIET_PAUSE = "quiet"
+# The error an item skipped by the frequency cap keeps (in the ledger and the export).
+FREQUENCY_CAP = "frequency_cap"
 
 
 class BroadcastJob(db.Model):
@@ -174,6 +182,9 @@ class BroadcastJob(db.Model):
     # Clicks on the tracked button (services/broadcast/reporting/clicks.py): every valid one, and who clicked.
     clicks_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     clicks_unique: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Recipients skipped by the frequency cap (counted in skipped_count too), and users its opt-out button opted out.
+    capped_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    unsubscribed_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     kind: Mapped[str] = mapped_column(String(8), default=KIND_SEND, server_default=KIND_SEND)
     # An action job's source: the broadcast whose copies it deletes or edits.
     source_job_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
@@ -192,6 +203,10 @@ class BroadcastJob(db.Model):
     # The opt-out button under each copy (setting broadcast_optout_button when the draft was made; never albums).
     optout_button: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     protect: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Sent through quiet hours (app.services.broadcast.schedule.quiet_hours): never held or paused by them.
+    urgent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Why a paused job paused, when the engine resumes it on its own: QUIET_PAUSE; NULL for every other pause.
+    pause_kind: Mapped[str | None] = mapped_column(String(16))
     paid_limit: Mapped[int | None] = mapped_column(Integer)
     progress_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     progress_message_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -223,6 +238,8 @@ class BroadcastJobItem(db.Model):
         UniqueConstraint("job_id", "user_id", name="uq_broadcast_job_items_job_user"),
         # "Next pending items of job J in id order" is an index range scan.
         Index("ix_broadcast_job_items_next", "job_id", "status", "id"),
+        # The frequency cap: a block's recipients' copies sent since the day began, read from the index alone.
+        Index("ix_broadcast_job_items_user_sent", "user_id", "status", "sent_at"),
         MYSQL_TABLE_ARGS,
     )
 

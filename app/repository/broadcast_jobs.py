@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, delete, exists, or_, select, update
+from sqlalchemy import and_, bindparam, delete, exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
@@ -165,26 +165,27 @@ def promote(job_id: int, now: datetime) -> bool:
     return n == 1
 
 
-def resume(job_id: int) -> str | None:
-    """paused -> running when the slot is free, else paused -> queued; the caller commits.
+def resume(job_id: int, slot: bool = True) -> str | None:
+    """paused -> running when the slot is free (and slot is asked for), else paused -> queued; the caller commits.
 
     Call it at the start of a transaction: losing the slot (UNIQUE active_slot)
     rolls the whole transaction back before the job is queued instead.
     """
     try:
-        if _update(J.id == job_id, J.status == PAUSED, status=RUNNING, active_slot=1,
-                   pause_reason=None, not_before=None) == 1:
+        if slot and _update(J.id == job_id, J.status == PAUSED, status=RUNNING, active_slot=1,
+                            pause_reason=None, pause_kind=None, not_before=None) == 1:
             return RUNNING
     except IntegrityError:
         db.session.rollback()
-    n = _update(J.id == job_id, J.status == PAUSED, status=QUEUED, pause_reason=None)
+    n = _update(J.id == job_id, J.status == PAUSED, status=QUEUED, pause_reason=None, pause_kind=None)
     return QUEUED if n == 1 else None
 
 
 def pause(job_id: int, reason: str) -> bool:
-    """running|queued -> paused, freeing the slot for the next job."""
-    return _update(J.id == job_id, J.status.in_((RUNNING, QUEUED)), status=PAUSED,
-                   active_slot=None, pause_reason=fit(J.pause_reason, reason)) == 1
+    """running|queued -> paused, freeing the slot (a quiet-hours pause becomes this one: never resumed on its own)."""
+    quiet = and_(J.status == PAUSED, J.pause_kind.is_not(None))
+    return _update(J.id == job_id, or_(J.status.in_((RUNNING, QUEUED)), quiet), status=PAUSED, active_slot=None,
+                   pause_kind=None, pause_reason=fit(J.pause_reason, reason)) == 1
 
 
 def cancel(job_id: int, now: datetime) -> bool:
@@ -222,11 +223,6 @@ def complete_if_done(job_id: int, token: str, now: datetime) -> bool:
 def running_job_id() -> int | None:
     """Return the job holding the active slot, if any."""
     return db.session.execute(select(J.id).where(J.status == RUNNING).order_by(J.id).limit(1)).scalar()
-
-
-def oldest_queued_job_id() -> int | None:
-    """Return the queued job that has waited longest."""
-    return db.session.execute(select(J.id).where(J.status == QUEUED).order_by(J.id).limit(1)).scalar()
 
 
 def pending_ahead() -> list[tuple[bool, str, str, str | None, int]]:

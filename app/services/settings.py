@@ -5,7 +5,7 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import Setting
 from app.services import audit
-from app.settings_schema import defaults, format_value, parse_value
+from app.settings_schema import check_together, defaults, format_value, parse_value
 
 
 def load_settings() -> dict:
@@ -23,6 +23,7 @@ def load_settings() -> dict:
 def set_setting(key: str, raw, actor: str | None = None) -> int | float | bool:
     """Validate and store a setting (audited as actor's change); raise SettingError and store nothing if invalid."""
     value = parse_value(key, raw)
+    check_together({**load_settings(), key: value})
     row = db.session.get(Setting, key)
     if row is None:
         row = Setting(key=key)

@@ -31,7 +31,7 @@ WIRE = {
     "rc.stop": ("rec_stop", "id", False), "rc.stop_yes": ("rec_stop_yes", "id", False),
     "rc.back": ("rec_back", "id", False),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
-    "u.stop": ("optout", None, False), "u.sub": ("optin", None, False),
+    "u.stop": ("optout", None, False), "u.out": ("optout_job", "id", False), "u.sub": ("optin", None, False),
 }
 
 

@@ -2,7 +2,7 @@
 import pytest
 
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
-from app.services.broadcast.content.methods import OPTOUT_DATA, action_params, message_params
+from app.services.broadcast.content.methods import action_params, message_params
 from app.services.settings import set_setting
 from app.simulator.updates import my_chat_member_update
 from app.texts import t
@@ -103,10 +103,11 @@ def test_the_optout_button_under_each_copy_unsubscribes_the_pressing_user(client
     assert job.optout_button and job.sent_count == 3
     copy = simulator.deliveries("copyMessage", LEAVES)[-1]
     assert copy["text"] == "با دکمه"
-    assert copy["reply_markup"] == {"inline_keyboard": [[{"text": OPTOUT_LABEL, "callback_data": OPTOUT_DATA}]]}
+    data = f"u.out:{job.id}"  # the broadcast's id: its unsubscribes are counted on it
+    assert copy["reply_markup"] == {"inline_keyboard": [[{"text": OPTOUT_LABEL, "callback_data": data}]]}
 
     # A non-admin presses it: no "admins only", the same as /stop.
-    answer = tap(client, simulator, OPTOUT_DATA, user_id=LEAVES, message_id=copy["message_id"])
+    answer = tap(client, simulator, data, user_id=LEAVES, message_id=copy["message_id"])
     assert answer["outcome"] == "handled"
     assert texts_to(simulator, LEAVES)[-1] == t("optout_done")
     assert get_user(LEAVES).opted_out_at is not None
@@ -115,17 +116,17 @@ def test_the_optout_button_under_each_copy_unsubscribes_the_pressing_user(client
 
 
 def test_a_copy_keeps_its_url_button_above_the_optout_row_and_albums_carry_none():
-    job = BroadcastJob(content_type="text", text="x", button_text="ورود", button_url="https://example.org",
+    job = BroadcastJob(id=42, content_type="text", text="x", button_text="ورود", button_url="https://example.org",
                        optout_button=True, silent=False, protect=False)
     _method, params = message_params(job, paid=False)
     assert params["reply_markup"]["inline_keyboard"] == [
-        [{"text": "ورود", "url": "https://example.org"}], [{"text": OPTOUT_LABEL, "callback_data": OPTOUT_DATA}]]
+        [{"text": "ورود", "url": "https://example.org"}], [{"text": OPTOUT_LABEL, "callback_data": "u.out:42"}]]
     album = BroadcastJob(content_type=CONTENT_ALBUM, from_chat_id=1, source_message_ids="[5, 6]",
                          optout_button=True, silent=False, protect=False)
     method, params = message_params(album, paid=False)
     assert method == "copyMessages" and "reply_markup" not in params
     # Editing a copy everywhere keeps both rows (an edit without reply_markup would drop them).
-    edit = BroadcastJob(kind="edit", content_type="text", text="y", button_text="ورود",
+    edit = BroadcastJob(id=43, kind="edit", source_job_id=42, content_type="text", text="y", button_text="ورود",
                         button_url="https://example.org", optout_button=True)
-    assert action_params(edit)[1]["reply_markup"]["inline_keyboard"][-1] == [
-        {"text": OPTOUT_LABEL, "callback_data": OPTOUT_DATA}]
+    assert action_params(edit)[1]["reply_markup"]["inline_keyboard"][-1] == [  # still counted on the broadcast
+        {"text": OPTOUT_LABEL, "callback_data": "u.out:42"}]

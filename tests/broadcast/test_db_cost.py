@@ -157,3 +157,29 @@ def test_while_another_process_books_the_bot_each_copy_reads_the_shared_hold(app
     assert assert_consistent(job, simulator) == {"sent": users}
     hold_reads = [s for s in counted.sql if "hold_until_us" in s and s.lstrip().upper().startswith("SELECT")]
     assert len(hold_reads) >= users * 0.9, (len(hold_reads), users)
+
+
+def test_the_daily_cap_and_quiet_hours_cost_a_read_per_block_not_per_copy(app, simulator):
+    # The same broadcast with the cap on (a read per block of its recipients' copies today) and a quiet
+    # window that does not cover now (arithmetic on the lease's clock): still far under half a statement a copy.
+    from datetime import timedelta
+
+    from app.repository.db_clock import db_utcnow
+    from app.services.broadcast.schedule.quiet_hours import tehran_clock
+
+    users = 120
+    create_users(users)
+    now = db_utcnow()
+    settings = engine_settings(broadcast_rate_per_second=28, max_broadcasts_per_user_per_day=2,
+                               quiet_hours_start=tehran_clock(now + timedelta(hours=2)),
+                               quiet_hours_end=tehran_clock(now + timedelta(hours=3)))
+    job = create_text_job(settings=settings).id
+    with Statements() as counted:
+        while pump(job, 20, settings=settings).stop != "done":
+            pass
+    assert assert_consistent(job, simulator) == {"sent": users}
+    cap_reads = [s for s in counted.sql if "GROUP BY broadcast_job_items.user_id" in s]
+    print(f"\nstatements with the cap on: {len(counted.sql)} for {users} copies "
+          f"({len(counted.sql) / users:.2f} a copy, {len(cap_reads)} cap reads)")
+    assert 1 <= len(cap_reads) <= users / 20, len(cap_reads)
+    assert len(counted.sql) <= FIXED_PER_RUN + 0.5 * users, (len(counted.sql), users)

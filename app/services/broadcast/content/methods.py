@@ -6,8 +6,10 @@ from app.services.broadcast.content import variants
 from app.services.broadcast.jobs import creation
 from app.texts import LANGS, t
 
-# The callback data of the opt-out button under a copy (app.bot.subscription declares its handler).
+# The callback data of the opt-out button under a copy (app.bot.subscription declares both handlers): copies
+# sent before buttons were counted per job carry the fixed one, later ones the job's id ("u.out:42", ≤ 26 bytes).
 OPTOUT_DATA = "u.stop"
+OPTOUT_JOB_PREFIX = "u.out"
 
 
 def url_button(text: str | None, url: str | None) -> dict | None:
@@ -20,13 +22,15 @@ def url_button(text: str | None, url: str | None) -> dict | None:
 def with_optout(markup: dict | None, job: BroadcastJob) -> dict | None:
     """Return markup with the opt-out button as its last row when the job carries one.
 
-    One set of parameters serves every recipient, so the label carries both languages.
+    One set of parameters serves every recipient, so the label carries both languages. The button
+    names the broadcast it counts for: an edit's copies keep their broadcast's id.
     """
     if not job.optout_button:
         return markup
     label = " · ".join(t("btn_optout", lang) for lang in LANGS)
     rows = (markup or {}).get("inline_keyboard", [])
-    return {"inline_keyboard": [*rows, [{"text": label, "callback_data": OPTOUT_DATA}]]}
+    data = f"{OPTOUT_JOB_PREFIX}:{job.source_job_id or job.id}"
+    return {"inline_keyboard": [*rows, [{"text": label, "callback_data": data}]]}
 
 
 def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:

@@ -97,7 +97,7 @@ def album_ids(job: BroadcastJob) -> list[int]:
 
 
 def check_content(audience: Audience | str, content: dict, button_text: str | None, button_url: str | None,
-                  variants: dict | None) -> tuple[Audience, dict, dict]:
+                  variants: dict | None, optout_button: bool | None = None) -> tuple[Audience, dict, dict]:
     """Refuse what Telegram would refuse (ValueError); return the audience, the content's job columns, the variants."""
     if not isinstance(audience, Audience) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
@@ -107,8 +107,8 @@ def check_content(audience: Audience | str, content: dict, button_text: str | No
         # Telegram would refuse every send of it: refused here, whoever creates the job.
         raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
     fields = _content_fields(content)
-    if fields["content_type"] == CONTENT_ALBUM and button_text:
-        raise ValueError("an album carries no button (Telegram allows none)")
+    if fields["content_type"] == CONTENT_ALBUM and (button_text or optout_button):
+        raise ValueError("an album carries no button (Telegram allows none): users unsubscribe with /stop")
     checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
     variants_service.require_known_media(checked, content)
     return Audience.of(audience), fields, checked
@@ -118,22 +118,25 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
                action: str = audit.CREATED, send_at: datetime | None = None,
-               variants: dict | None = None) -> BroadcastJob:
+               variants: dict | None = None, urgent: bool = False,
+               optout_button: bool | None = None) -> BroadcastJob:
     """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
 
     send_at (naive UTC) must lie ahead on the database's clock; the job then
     waits as 'scheduled' until cron releases it. variants: {language code:
     text or caption} (app.services.broadcast.content.variants); each item records
-    the one its recipient gets.
+    the one its recipient gets. urgent: sent through quiet hours; optout_button:
+    the unsubscribe button under each copy (None: the setting broadcast_optout_button).
     """
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
-    audience, fields, checked = check_content(audience, content, button_text, button_url, variants)
+    audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,
                        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
-                       variants=variants_service.dump(checked), **fields)
+                       variants=variants_service.dump(checked), urgent=bool(urgent), optout_button=optout_button,
+                       **fields)
     total = populate_in_chunks(job.id, audience, now, variants=checked)
     if total == 0:
         discard_draft(job.id)
@@ -144,6 +147,7 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
         detail += " variants=" + ",".join(checked)
     if send_at is not None:
         detail += f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}"
+    detail += " urgent" * bool(urgent) + f" unsubscribe_button={'on' if job.optout_button else 'off'}"
     queue_populated(job, total, actor, audit.SCHEDULED if send_at is not None else action, detail, send_at)
     log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
              job.status, job.send_at)
@@ -162,7 +166,8 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
     return create_job(audience=draft.target, created_by=created_by, content=draft.content,
                       button_text=draft.button_text, button_url=draft.button_url, settings=settings,
                       progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
-                      actor=actor, action=action, send_at=send_at, variants=draft.variants)
+                      actor=actor, action=action, send_at=send_at, variants=draft.variants, urgent=draft.urgent,
+                      optout_button=draft.unsubscribe)
 
 
 def insert_draft(settings: dict | None, **columns) -> BroadcastJob:

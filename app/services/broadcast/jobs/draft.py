@@ -26,6 +26,8 @@ class Draft:
     variants: dict | None = None    # language variants, {code: text or caption} (content/variants.py)
     silent: bool = False
     protect: bool = False
+    urgent: bool = False            # sent through quiet hours
+    unsubscribe: bool | None = None  # the unsubscribe button under each copy (None: the setting's default)
     paid_ok: bool = False           # a paid broadcast's first Confirm was pressed
     preview_id: str | None = None   # carried by the pre-send screen's toggles, schedule and abort
     confirm_id: str | None = None   # carried by its Confirm alone
@@ -37,7 +39,7 @@ class Draft:
         """Load a draft from its JSON object; missing keys take their defaults."""
         known = {f.name for f in fields(cls)} - {"extra"}
         values = {key: value for key, value in data.items() if key in known}
-        for flag in ("silent", "protect", "paid_ok"):
+        for flag in ("silent", "protect", "paid_ok", "urgent"):
             values[flag] = bool(values.get(flag))
         return cls(**values, extra={key: value for key, value in data.items() if key not in known})
 

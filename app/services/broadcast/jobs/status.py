@@ -16,6 +16,7 @@ from app.models.broadcast import (
     KIND_SEND,
     KIND_UNSEND,
     PAUSED,
+    QUIET_PAUSE,
     BroadcastJob,
 )
 from app.repository.db_clock import db_utcnow
@@ -76,6 +77,12 @@ class JobView:
     click_total: int = 0
     # Language variants: per variant ("default" first), its items by status; None for a job without variants.
     variants: dict | None = None
+    # Sending rules: skipped by the daily cap (part of skipped), opted out by its button, urgent, paused by quiet hours.
+    capped: int = 0
+    unsubscribe_button: bool = False
+    unsubscribed: int = 0
+    urgent: bool = False
+    quiet_paused: bool = False
 
     @property
     def click_rate(self) -> float | None:
@@ -117,6 +124,9 @@ class JobView:
             "send_at": _iso(self.send_at), "send_at_tehran": self.send_at_tehran,
             "schedule_missed": self.schedule_missed,
             "clicks": self.clicks, "click_total": self.click_total, "click_rate": self.click_rate,
+            "frequency_capped": self.capped, "unsubscribe_button": self.unsubscribe_button,
+            "unsubscribed": self.unsubscribed, "urgent": self.urgent,
+            "quiet_paused": self.quiet_paused,
             **({"variants": self.variants} if self.variants is not None else {}),
         }
 
@@ -159,7 +169,9 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         schedule_missed=job.missed_at is not None,
         has_button=bool(job.button_url) and job.content_type != CONTENT_ALBUM and job.kind != KIND_UNSEND,
         clicks=job.clicks_unique or 0, click_total=job.clicks_total or 0,
-        variants=variants,
+        variants=variants, capped=job.capped_count or 0,
+        unsubscribe_button=bool(job.optout_button) and job.kind == KIND_SEND, unsubscribed=job.unsubscribed_count or 0,
+        urgent=bool(job.urgent), quiet_paused=job.status == PAUSED and job.pause_kind == QUIET_PAUSE,
     )
 
 

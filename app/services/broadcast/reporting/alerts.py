@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import current_app
 
 from app.extensions import db
-from app.models.broadcast import PAUSED, BroadcastJob
+from app.models.broadcast import PAUSED, QUIET_PAUSE, BroadcastJob
 from app.services import admins
 from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.reporting import picture
@@ -28,13 +28,14 @@ def recipients(job: BroadcastJob) -> dict[int, str]:
 
 
 def job_paused(job_id: int, reason: str, *, outbox) -> None:
-    """Tell every admin the engine paused the job, with a resume button."""
+    """Tell every admin the engine paused the job, with a resume button (quiet hours: it resumes on its own)."""
     job = db.session.get(BroadcastJob, job_id)
     chats = recipients(job) if job else {}
+    quiet = job is not None and job.pause_kind == QUIET_PAUSE
     db.session.commit()  # no transaction stays open across the sends
     for chat_id, lang in chats.items():
-        outbox.send(chat_id, t("paused_alert", lang, id=job_id, reason=reason),
-                    reply_markup=progress_keyboard(job_id, PAUSED, lang))
+        text = t("quiet_paused_alert" if quiet else "paused_alert", lang, id=job_id, reason=reason)
+        outbox.send(chat_id, text, reply_markup=None if quiet else progress_keyboard(job_id, PAUSED, lang))
 
 
 def job_finished(job_id: int, *, outbox) -> None:

@@ -48,6 +48,14 @@ def clicks_line(status: JobView, lang: str) -> str:
     return "\n" + t("clicks_line", lang, clicks=status.clicks, total=status.click_total, rate=percent_text(status))
 
 
+def rules_lines(status: JobView, lang: str) -> str:
+    """Render the sending rules' lines: skipped by the daily cap, opted out by the button, urgent ("" for none)."""
+    lines = t("job_capped_line", lang, n=status.capped) if status.capped else ""
+    if status.unsubscribe_button or status.unsubscribed:
+        lines += t("job_unsubscribed_line", lang, n=status.unsubscribed)
+    return lines + (t("job_urgent_line", lang) if status.urgent else "")
+
+
 def percent_text(status: JobView) -> str:
     """Render the click rate as a percentage, or "-" before any copy was delivered."""
     return f"{status.click_rate * 100:.1f}%" if status.click_rate is not None else "-"
@@ -94,11 +102,13 @@ def summary_text(status: JobView, lang: str) -> str:
     if status.is_action:
         return t("summary_action", lang, title=action_title(status, lang), status=t(f"status_{status.status}", lang),
                  counts=action_counts(status, lang),
-                 unsent=unsent_line(status, lang, "unsent_not_sent") + clicks_line(status, lang),
+                 unsent=unsent_line(status, lang, "unsent_not_sent") + clicks_line(status, lang)
+                 + rules_lines(status, lang),
                  duration=duration)
     return t("summary", lang, id=status.id, status=t(f"status_{status.status}", lang), sent=status.sent,
              failed=status.failed, skipped=status.skipped, unknown=status.unknown,
-             unsent=unsent_line(status, lang, "unsent_not_sent") + clicks_line(status, lang), duration=duration)
+             unsent=unsent_line(status, lang, "unsent_not_sent") + clicks_line(status, lang)
+             + rules_lines(status, lang), duration=duration)
 
 
 def progress_keyboard(job_id: int, status: str, lang: str) -> InlineKeyboardMarkup | None:

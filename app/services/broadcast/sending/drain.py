@@ -13,7 +13,7 @@ from app.models.broadcast import RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
 from app.services.broadcast.jobs import control, purge
 from app.services.broadcast.jobs.status import job_status
-from app.services.broadcast.schedule import recurring, releases
+from app.services.broadcast.schedule import quiet_release, recurring, releases
 from app.services.broadcast.sending.pump import Pump
 from app.services.broadcast.sending.stops import JOB_ENDED, Stop
 from app.services.settings import load_settings
@@ -128,6 +128,7 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
     seen: set[int] = set()
     purge.expire_stopped_orphans()
     releases.ask_about_missed(settings, client=client)
+    quiet_release.resume_after_quiet(settings)
     recurring.release_due(settings)  # each occurrence that has come: its own job, queued (or skipped)
     while deadline - clock() > 0.5:
         releases.start_due(settings)

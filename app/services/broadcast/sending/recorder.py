@@ -38,6 +38,7 @@ from app.services.broadcast.sending import breaker, plans
 from app.services.broadcast.sending.claims import Claim, ClaimCursor
 from app.services.broadcast.sending.lease import Lease
 from app.services.broadcast.sending.plans import Plan
+from app.services.broadcast.sending.rules import SendingRules
 from app.services.broadcast.sending.stops import Stop
 from app.texts import t
 
@@ -77,6 +78,7 @@ class Recorder:
         self.ticks = ProgressTicks(job, notifier, settings, clock, lane_full)
         self.max_errors = settings["broadcast_max_consecutive_errors"]
         self.lang = job.progress_lang or "fa"
+        self.rules = SendingRules(job, settings, self.lang)  # quiet hours and the frequency cap, per block
         self.paid_limit = job.paid_limit if job.paid else None
         self.charged = job.sent_count + job.unknown_count
         self.action = job.kind in ACTION_KINDS
@@ -130,7 +132,7 @@ class Recorder:
         recorded = sum(plan.recorded for plan in self.plans)
         self.plans = []
         paused, self.paused_here = self.paused_here, False
-        self.ticks.after_commit(recorded, self.paused_reason if paused else None)
+        self.ticks.after_commit(recorded, (self.paused_reason or self.rules.reason) if paused else None)
         return StepResult(tuple(batch), stop, recorded, halt)
 
     def _transaction(self, want: int, stop: Stop | None) -> StepResult | tuple[list[Claim], Stop | None, bool]:
@@ -154,14 +156,17 @@ class Recorder:
         else:
             self.cursor.rescan([i for plan in self.plans for i in plan.back])
         want, capped = self._apply_paid_cap(want)
+        if want and self.rules.quiet_pause(self.lease.now()):
+            want, capped, self.paused_here = 0, Stop.QUIET_HOURS, True
         stop = capped or stop
-        batch = self.cursor.take(want)
+        taken = self.cursor.take(want)
         try:
+            batch = self.rules.skip_capped(taken, self.lease.now())
             if batch and items.mark_sending([c.item_id for c in batch]) != len(batch):
                 raise RuntimeError("claimed items changed under a held lease")
             db.session.commit()
         except BaseException:
-            self.cursor.put_back(batch)  # not claimed after all: the next try takes them again
+            self.cursor.put_back(taken)  # not claimed after all: the next try takes them again
             raise
         return batch, stop, self._halted
 

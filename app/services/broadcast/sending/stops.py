@@ -16,6 +16,7 @@ class Stop(str, Enum):
     BREAKER = "breaker"            # too many non-recipient errors in a row; job paused
     UNAUTHORIZED = "unauthorized"  # the token was refused; job paused
     PAID_CAP = "paid_cap"          # the paid-message cap is reached; job paused
+    QUIET_HOURS = "quiet_hours"    # quiet hours began; job paused until they end (cron resumes it)
     LEASE_LOST = "lease_lost"      # another pump took the lease over; this one wrote nothing more
     LEASE_MISS = "lease_miss"      # another pump holds the lease
     NOT_RUNNING = "not_running"    # the job was not running when the pump was called
@@ -43,4 +44,4 @@ class Stop(str, Enum):
 FINAL = frozenset(set(Stop) - {Stop.BUDGET, Stop.INCOMPLETE})
 # Stops after which cron's pump_all moves on to the next queued job.
 # (Not after the breaker: systemic errors would hit the next job too.)
-JOB_ENDED = frozenset({Stop.DONE, Stop.PAUSED, Stop.CANCELLED, Stop.NOT_RUNNING, Stop.COMPLETED})
+JOB_ENDED = frozenset({Stop.DONE, Stop.PAUSED, Stop.QUIET_HOURS, Stop.CANCELLED, Stop.NOT_RUNNING, Stop.COMPLETED})

@@ -1,0 +1,97 @@
+"""Job and item rows the sending rules move: quiet-hours pauses and resumes, frequency-cap skips, unsubscribes.
+
+Each write is one guarded UPDATE (see broadcast_jobs.py for why two callers
+cannot both match); counters move by the rows an UPDATE really changed.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import and_, bindparam, func, or_, select, update
+
+from app.extensions import db
+from app.models.base import fit
+from app.models.broadcast import (
+    FREQUENCY_CAP,
+    KIND_SEND,
+    PAUSED,
+    PENDING,
+    QUEUED,
+    QUIET_PAUSE,
+    RUNNING,
+    SENT,
+    SKIPPED,
+    BroadcastJob,
+    BroadcastJobItem,
+)
+from app.repository.row_first import by_primary_key
+
+J, I = BroadcastJob, BroadcastJobItem  # noqa: E741
+# A block's recipients who already got `cap` copies of other broadcasts since the day began: one read per
+# block over ix_broadcast_job_items_user_sent (user_id, status, sent_at), joined to each copy's job by its key.
+_CAPPED = (select(I.user_id).join(J, J.id == I.job_id)
+           .where(I.user_id.in_(bindparam("users", expanding=True)), I.status == bindparam("sent"),
+                  I.sent_at >= bindparam("since"), I.job_id != bindparam("job_id"), J.kind == bindparam("kind"))
+           .group_by(I.user_id).having(func.count() >= bindparam("cap")))
+
+
+def _update_job(*where, **values) -> int:
+    """Run one guarded UPDATE of one job and return the rows it matched."""
+    stmt = by_primary_key(update(J).where(*where).values(**values).execution_options(synchronize_session=False))
+    return db.session.execute(stmt).rowcount
+
+
+def capped_users(job_id: int, user_ids: list[int], since: datetime, cap: int) -> set[int]:
+    """Return which of user_ids got at least cap copies of other send jobs (retries too) since `since`."""
+    if not user_ids:
+        return set()
+    rows = db.session.execute(_CAPPED, {"users": user_ids, "sent": SENT, "since": since, "job_id": job_id,
+                                        "kind": KIND_SEND, "cap": cap})
+    return {r[0] for r in rows}
+
+
+def skip_capped(job_id: int, item_ids: list[int]) -> int:
+    """pending -> skipped (error 'frequency_cap') under the caller's lease; both counters move by the rows changed.
+
+    The status guard makes a replay change nothing, so the counters never move twice.
+    """
+    if not item_ids:
+        return 0
+    stmt = (update(I).where(I.id.in_(item_ids), I.status == PENDING).values(status=SKIPPED, error=FREQUENCY_CAP)
+            .execution_options(synchronize_session=False))
+    n = db.session.execute(stmt).rowcount
+    if n:
+        _update_job(J.id == job_id, skipped_count=J.skipped_count + n, capped_count=J.capped_count + n)
+    return n
+
+
+def pause_for_quiet(job_id: int, reason: str) -> bool:
+    """running -> paused (pause_kind 'quiet'), freeing the slot; cron resumes it once quiet hours end."""
+    return _update_job(J.id == job_id, J.status == RUNNING, status=PAUSED, active_slot=None,
+                       pause_kind=QUIET_PAUSE, pause_reason=fit(J.pause_reason, reason)) == 1
+
+
+def quiet_paused_ids() -> list[int]:
+    """Return the jobs paused by quiet hours, oldest first."""
+    return list(db.session.execute(select(J.id).where(J.status == PAUSED, J.pause_kind == QUIET_PAUSE)
+                                   .order_by(J.id)).scalars())
+
+
+def resume_after_quiet(job_id: int) -> bool:
+    """paused (quiet) -> queued; a job an admin paused (or paused again meanwhile) does not match."""
+    return _update_job(J.id == job_id, J.status == PAUSED, J.pause_kind == QUIET_PAUSE, status=QUEUED,
+                       pause_kind=None, pause_reason=None, not_before=None) == 1
+
+
+def oldest_queued_id(urgent_only: bool) -> int | None:
+    """Return the queued job that waited longest; during quiet hours only urgent ones and unsends / edits."""
+    where = [J.status == QUEUED]
+    if urgent_only:
+        where.append(or_(J.urgent.is_(True), J.kind != KIND_SEND))
+    return db.session.execute(select(J.id).where(*where).order_by(J.id).limit(1)).scalar()
+
+
+def count_unsubscribe(job_id: int) -> bool:
+    """Count one user its button opted out (the caller calls it only when the tap changed the user)."""
+    return _update_job(and_(J.id == job_id, J.optout_button.is_(True)),
+                       unsubscribed_count=J.unsubscribed_count + 1) == 1

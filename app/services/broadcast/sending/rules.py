@@ -1,0 +1,50 @@
+"""The sending rules a pump asks once per block: quiet hours (pause) and the frequency cap (skip).
+
+Both are judged at claim time, under the lease, in the step's own transaction:
+a population-time check would go stale for a scheduled or long job, and a
+claim sees every copy another job committed before it (one job sends at a
+time). Nothing here costs a statement per copy: quiet hours are arithmetic on
+the lease's clock, the cap is one read per block (none when it is off) and
+one UPDATE pair when it skips someone.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from app.models.broadcast import KIND_SEND, BroadcastJob
+from app.repository import sending_rules as repo
+from app.services.broadcast.schedule import quiet_hours
+from app.services.broadcast.sending.claims import Claim
+from app.texts import t
+
+
+class SendingRules:
+    """One job's quiet hours and frequency cap, from the settings its pump started with."""
+
+    def __init__(self, job: BroadcastJob, settings: dict, lang: str):
+        self.job_id, self.lang = job.id, lang
+        send = (job.kind or KIND_SEND) == KIND_SEND  # unsends and edits make no sound and send nothing new
+        self.window = quiet_hours.window(settings) if send and not job.urgent else None
+        self.cap = int(settings.get("max_broadcasts_per_user_per_day") or 0) if send else 0
+        self.reason: str | None = None  # the quiet-hours pause's reason, once this pump paused the job
+
+    def quiet_pause(self, now: datetime) -> bool:
+        """Pause the job when quiet hours hold it now, in the caller's transaction; True when this call paused it."""
+        until = quiet_hours.quiet_until(self.window, now)
+        if until is None:
+            return False
+        self.reason = t("reason_quiet_hours", self.lang, window=quiet_hours.digits(self.window.label(), self.lang),
+                        until=quiet_hours.digits(quiet_hours.tehran_clock(until), self.lang))
+        return repo.pause_for_quiet(self.job_id, self.reason)
+
+    def skip_capped(self, batch: list[Claim], now: datetime) -> list[Claim]:
+        """Skip the block's recipients already at today's cap (Tehran day); return the claims still to send."""
+        if not self.cap or not batch:
+            return batch
+        capped = repo.capped_users(self.job_id, [c.user_id for c in batch], quiet_hours.tehran_day_start(now),
+                                   self.cap)
+        if not capped:
+            return batch
+        repo.skip_capped(self.job_id, [c.item_id for c in batch if c.user_id in capped])
+        return [c for c in batch if c.user_id not in capped]
+
