@@ -7,6 +7,7 @@ def register(app: Flask) -> None:
     from app.cli import action_cmd, ledger_cmd  # noqa: F401  (add retry, export, unsend, edit to the broadcast group)
     from app.cli.broadcast_cmd import broadcast_group
     from app.cli.guard import guard
+    from app.cli.segments_cmd import segments_group
     from app.cli.settings_cmd import settings_group
     from app.cli.stats_cmd import audit_group, stats_command
     from app.cli.telegram_cmd import telegram_group
@@ -14,7 +15,7 @@ def register(app: Flask) -> None:
     from app.cli.users_cmd import users_group
 
     for group in (settings_group, telegram_group, broadcast_group, updates_group, users_group, audit_group,
-                  stats_command):
+                  stats_command, segments_group):
         app.cli.add_command(group)
     # Ours and Flask-Migrate's `db` refuse to run when the environment is incomplete (app/cli/guard.py).
     guard(app.cli)

@@ -10,6 +10,7 @@ from app.cli.common import CommandError, echo_json, render_table
 from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.runs_cmd import runs_command
+from app.cli.segments_cmd import segment_draft
 from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
@@ -34,7 +35,7 @@ DAYS = click.IntRange(min=1, max=MAX_DAYS)
 ALBUM_MIN_PARTS = 2
 # NOT_SENT: what a cancelled job left unsent (its PENDING is 0: nothing more will go out).
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
-                 "not_sent", "created_at", "send_at")
+                 "not_sent", "created_at", "send_at", "segments")
 
 AT_HELP = ("Schedule it: an ISO 8601 time such as 2026-12-24T21:00+03:30; without an offset it is Tehran "
            "time. Cron starts it when due.")
@@ -107,7 +108,10 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @broadcast_group.command("create")
-@click.option("--audience", type=click.Choice(AUDIENCES), required=True, help="Who receives it.")
+@click.option("--audience", type=click.Choice(AUDIENCES), help="Who receives it (or --segment).")
+@click.option("--segment", metavar="NAME", help="Send to a saved segment (`segments list`) instead of --audience.")
+@click.option("--exclude-segment", "excludes", multiple=True, metavar="NAME",
+              help="Leave out this segment's users (repeatable; with --audience or --segment).")
 @click.option("--text", help="Message text (Telegram HTML, at most 4096 UTF-16 units of the text Telegram shows); "
                              "{first_name} greets each recipient by name (HTML-escaped; 'کاربر'/'there' when empty).")
 @click.option("--copy-from", type=TELEGRAM_ID, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
@@ -133,8 +137,8 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
-def create(audience, text, copy_from, message_id, message_ids, variants, copied_media, button_text, button_url,
-           created_by, langs, active_days, joined_days, sources, silent, protect, at) -> None:
+def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
+           button_url, created_by, langs, active_days, joined_days, sources, silent, protect, at) -> None:
     """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id, message_ids, copied_media)
     try:
@@ -146,17 +150,17 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
         raise CommandError(problem, exit_code=2)
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
-    target = Audience(audience, tuple(langs), active_days, joined_days, sources)
+    target = Audience(audience or "all", tuple(langs), active_days, joined_days, sources)
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   variants=checked or None, silent=silent, protect=protect).with_target(target)
+    draft = segment_draft(draft, audience, segment, excludes)
     send_at = _send_at(at) if at is not None else None
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = creation.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
                                          actor=audit.ACTOR_CLI)
-    except creation.EmptyAudience:
-        suffix = " after its filters" if target.filtered else ""
-        raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
+    except creation.EmptyAudience as exc:
+        raise CommandError(f"{exc}; nothing to send", exit_code=2) from None
     except creation.CancelledWhilePreparing as exc:
         raise CommandError(str(exc)) from None
     except SendTimeError as exc:
@@ -172,6 +176,8 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
 def list_jobs(as_json: bool, limit: int) -> None:
     """List the newest jobs."""
     rows = [english_status(job_status(job).as_dict()) for job in control.list_jobs(limit=limit)]
+    for row in rows:  # "vip -staff": the segment sent to, less those left out
+        row["segments"] = " ".join([row["segment"] or ""] + ["-" + n for n in row["exclude_segments"]]).strip()
     if as_json:
         echo_json(rows)
     elif not rows:

@@ -11,15 +11,22 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models.audience import Audience
 from app.models.broadcast import GONE, PENDING, SENT, BroadcastJob, BroadcastJobItem
+from app.models.segment_rule import Target
 from app.models.user import CHANNEL_MEMBER, User
+from app.repository import segment_sql
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
-def audience_filter(audience: Audience | str, now: datetime | None = None) -> list:
+
+
+def audience_filter(audience: Audience | Target | str, now: datetime | None = None) -> list:
     """Return the WHERE clause selecting an audience and its filters from users (no Telegram calls).
 
     The one place the audience becomes SQL: the count shown before confirming
-    and populate() use it alike, so they cannot disagree.
+    and populate() use it alike, so they cannot disagree. A Target (a segment,
+    exclusions) is compiled by segment_sql on top of this clause.
     """
+    if isinstance(audience, Target):
+        return segment_sql.target_filter(audience, now)
     aud = Audience.of(audience)
     # Opted-out users are no audience's members: every count and every job leaves them out alike.
     # "= false", not "IS FALSE": MariaDB reads an index range only for the former (is_blocked is NOT NULL).
@@ -49,7 +56,7 @@ def _lang_is(lang: str):
     return User.language_code.like(f"{lang}%")
 
 
-def count_audience(audience: Audience | str, now: datetime | None = None) -> int:
+def count_audience(audience: Audience | Target | str, now: datetime | None = None) -> int:
     """Count the users an audience would reach now."""
     where = audience_filter(audience, now)
     return db.session.execute(select(func.count()).select_from(User).where(*where)).scalar_one()
@@ -76,7 +83,7 @@ def count_by_variant(audience: Audience | str, codes: Iterable[str], now: dateti
     return {code: n for code, n in rows}
 
 
-def populate(job_id: int, audience: Audience | str, now: datetime | None = None, variants: Iterable[str] = (),
+def populate(job_id: int, audience: Audience | Target | str, now: datetime | None = None, variants: Iterable[str] = (),
              after: int | None = None, upto: int | None = None, count: bool = True) -> int:
     """Insert one pending item per audience member (user id in (after, upto] when given) by INSERT ... SELECT.
 

@@ -53,7 +53,7 @@ def test_create_copy_and_member_audiences(runner):
 
 @pytest.mark.parametrize("args, message", [
     (["--audience", "vip", "--text", "x"], "'vip' is not one of"),
-    (["--text", "x"], "Missing option '--audience'"),
+    (["--text", "x"], "give exactly one of --audience or --segment"),
     (["--audience", "all"], "exactly one of --text or --copy-from"),
     (["--audience", "all", "--text", "x", "--copy-from", "1", "--message-id", "2"], "exactly one of"),
     (["--audience", "all", "--text", "   "], "text is empty"),
@@ -139,7 +139,7 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
         "created_at": "2026-12-01T10:00:00Z", "started_at": "2026-12-01T10:00:05Z",
         "finished_at": "2026-12-01T10:00:15Z", "send_at": "2026-12-01T09:30:00Z",
         "send_at_tehran": "2026-12-01T13:00:00+03:30", "schedule_missed": True,
-        "clicks": 8, "click_total": 9, "click_rate": 0.7273,
+        "clicks": 8, "click_total": 9, "click_rate": 0.7273, "segment": None, "exclude_segments": [],
     }
     assert result.stdout == json.dumps(expected, ensure_ascii=False, indent=2) + "\n"
 

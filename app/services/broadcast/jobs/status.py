@@ -18,6 +18,7 @@ from app.models.broadcast import (
     PAUSED,
     BroadcastJob,
 )
+from app.models.segment_rule import Target
 from app.repository.db_clock import db_utcnow
 from app.services.broadcast.schedule.send_time import tehran_iso
 
@@ -76,6 +77,9 @@ class JobView:
     click_total: int = 0
     # Language variants: per variant ("default" first), its items by status; None for a job without variants.
     variants: dict | None = None
+    # A segment job: the segment it was sent to (None: a plain audience) and the segments left out, as created.
+    segment: str | None = None
+    exclude_segments: tuple[str, ...] = ()
 
     @property
     def click_rate(self) -> float | None:
@@ -117,6 +121,7 @@ class JobView:
             "send_at": _iso(self.send_at), "send_at_tehran": self.send_at_tehran,
             "schedule_missed": self.schedule_missed,
             "clicks": self.clicks, "click_total": self.click_total, "click_rate": self.click_rate,
+            "segment": self.segment, "exclude_segments": list(self.exclude_segments),
             **({"variants": self.variants} if self.variants is not None else {}),
         }
 
@@ -160,7 +165,16 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         has_button=bool(job.button_url) and job.content_type != CONTENT_ALBUM and job.kind != KIND_UNSEND,
         clicks=job.clicks_unique or 0, click_total=job.clicks_total or 0,
         variants=variants,
+        **_segments(job),
     )
+
+
+def _segments(job: BroadcastJob) -> dict:
+    """Return the segment names a job's snapshot holds (none for a plain audience)."""
+    if not job.audience_rule:
+        return {}
+    target = Target.from_json(job.audience_rule)
+    return {"segment": target.segment, "exclude_segments": target.exclude_names}
 
 
 @dataclass(frozen=True)
