@@ -12,7 +12,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import replace
 
-from app.bot import keyboards
+from app.bot import keyboards, segment_step  # segment_step uses this module only inside its functions
 from app.bot.buttons import button
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
@@ -20,6 +20,7 @@ from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, STEP_PREVIEW, current_w
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins, users
+from app.services.audience import segments
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.estimate import (
@@ -62,7 +63,7 @@ def parts(draft: Draft) -> int:
 
 def count(draft: Draft) -> int:
     """Count the draft's recipients now, with the WHERE population will use."""
-    return creation.count_recipients(draft.target)
+    return creation.count_recipients(segments.of_draft(draft))
 
 
 def toggled(draft: Draft, option: str) -> Draft:
@@ -106,6 +107,9 @@ def _retoggle(ctx: BotContext, token: str, change) -> None:
     show(ctx, draft, n, edit_message_id=message.message_id if message else None)
 
 
+retoggle = _retoggle  # app.bot.segment_step's exclusions re-render the screen the same way
+
+
 def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None = None,
          preview: Future | tuple[Future, ...] | None = None) -> None:
     """Store a new preview id and render the screen, once the preview just sent (if any) was delivered.
@@ -120,6 +124,7 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
     paid = is_paid(ctx, draft)
     body = screen_text(ctx, draft, n, paid, pending_ahead())
+    body += segment_step.screen_lines(ctx, draft, n)
     if draft.variants:
         body += variants_line(ctx, draft)
     if draft.content_type == CONTENT_ALBUM:
@@ -194,7 +199,7 @@ def statement_cap_text(ctx: BotContext, paid: bool) -> str:
 
 def variants_line(ctx: BotContext, draft: Draft) -> str:
     """Say how many recipients get each language version, with the WHERE and the match population will use."""
-    per = creation.variant_counts(draft.target, list(draft.variants))
+    per = creation.variant_counts(segments.of_draft(draft), list(draft.variants))
     names = [(ctx.text("var_default"), per.get(None, 0))] + [(code, per.get(code, 0)) for code in draft.variants]
     return ctx.text("var_presend_line", counts=ctx.text("list_sep").join(f"{name}: {n}" for name, n in names))
 
@@ -226,12 +231,15 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
     on = {SILENT: draft.silent, PROTECT: draft.protect,
           **{lang_: lang_ in audience.langs for lang_ in ("fa", "en", "other")},
           **{arg: getattr(audience, field) == days for arg, (field, days) in DAY_PRESETS.items()}}
+    # A segment brings its own filters: only the send options stay, then its exclusions.
+    toggles = TOGGLE_ROWS[:1] if draft.segment_id else TOGGLE_ROWS
     rows = [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
-              "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in TOGGLE_ROWS]
-    offered = source_choices(audience.sources)
+              "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in toggles]
+    offered = [] if draft.segment_id else source_choices(audience.sources)
     buttons = [{"text": f"🔗 {source}" + (" ✅" if source in audience.sources else ""),
                 "callback_data": build("toggle_source", source, preview_id)} for source in offered]
     rows += [buttons[i:i + SOURCES_PER_ROW] for i in range(0, len(buttons), SOURCES_PER_ROW)]
+    rows += segment_step.screen_rows(lang, preview_id)
     last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
     if dropped:

@@ -20,6 +20,9 @@ WIRE = {
     "r.ok": ("retry_ok", None, True), "r.no": ("retry_no", None, True),
     "w.src": ("toggle_source", "source", True),
     "w.var": ("add_variant", "variant", True), "a.ev": ("edit_variant", "edit_variant", True),
+    # Saved segments (app.bot.segment_step): a list page or a segment id, bound to the draft or the preview.
+    "w.segs": ("segments", "id", True), "w.seg": ("segment", "id", True),
+    "w.xsegs": ("exclude_list", "id", True), "w.xseg": ("exclude_toggle", "id", True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.sub": ("optin", None, False),
 }
