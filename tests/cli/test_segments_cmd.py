@@ -166,3 +166,19 @@ def test_broadcast_refusals_create_no_job(runner, app, case):
     assert result.exit_code == 2 and expected in result.stderr, result.output
     assert "Traceback" not in result.output
     assert {r["id"] for r in json.loads(run(runner, "broadcast", "list", "--json").stdout)} == {JOB, 901}
+
+
+def test_a_retry_takes_the_ledger_and_shows_the_snapshot_after_the_segment_is_gone(runner, app):
+    seed()
+    assert run(runner, "segments", "save", "vip", "--tag-any", "vip").exit_code == 0
+    job_id = int(create(runner, "--segment", "vip").stdout)
+    assert run(runner, "broadcast", "cancel", str(job_id)).exit_code == 0
+    # The segment now names other users, then goes: the retry still reaches the job's own unsent users.
+    assert run(runner, "segments", "save", "vip", "--replace", "--tag-any", "fa_news").exit_code == 0
+    assert run(runner, "segments", "delete", "vip").exit_code == 0
+    retried = run(runner, "broadcast", "retry", str(job_id))
+    assert retried.exit_code == 0, retried.output
+    retry_id = max(j for j in (int(w) for w in retried.stdout.split() if w.isdigit()))
+    assert items(retry_id) == {1, 2}
+    status = json.loads(run(runner, "broadcast", "status", str(retry_id)).stdout)
+    assert status["segment"] == "vip"
