@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 
-from app.bot import drafts, keyboards, presend, presend_paid, variant_step
+from app.bot import drafts, keyboards, presend, presend_paid, segment_rows, variant_step
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -33,6 +33,7 @@ from app.bot.wizard_state import (  # noqa: F401  (re-exported)
 from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import admins, albums, audit
+from app.services.audience.segments import SegmentMissing
 from app.services.broadcast.content import greeting, variants
 from app.services.broadcast.content.methods import url_button
 from app.services.broadcast.jobs import creation
@@ -124,7 +125,7 @@ def on_audience(ctx: BotContext, token: str, audience: str) -> None:
         ctx.answer("wiz_no_channel", alert=True)
         return
     # A new audience starts without filters; the send options stay as chosen.
-    draft = state.without_preview().with_target(Audience(audience))
+    draft = replace(state.without_preview().with_target(Audience(audience)), segment_id=None, exclude_ids=None)
     if draft.content_type == CONTENT_ALBUM:
         # The album is complete now: the preview fixes the parts gathered so far.
         content = with_parts(ctx, draft.content)
@@ -180,9 +181,10 @@ def preview_of(ctx: BotContext, content: dict, markup: dict | None, variant: str
 
 
 def audience_keyboard(ctx: BotContext, draft: Draft) -> dict:
-    """Return the audience buttons; member audiences only when a main channel is configured."""
-    return keyboards.audience(ctx.lang, creation.audience_counts(), draft.draft_id,
-                              members=ctx.main_channel_id is not None)
+    """Return the audience buttons (and saved segments); member audiences only when a main channel is configured."""
+    markup = keyboards.audience(ctx.lang, creation.audience_counts(), draft.draft_id,
+                                members=ctx.main_channel_id is not None)
+    return {"inline_keyboard": markup["inline_keyboard"] + segment_rows.audience_row(ctx.lang, draft.draft_id)}
 
 
 def with_parts(ctx: BotContext, content: dict) -> dict | None:
@@ -257,7 +259,9 @@ def creation_refused(ctx: BotContext, draft: Draft, exc: ValueError) -> None:
         ctx.reply(exc.key, **exc.values)
         return
     admins.restore_state(ctx.user_id, STEP_AUDIENCE, draft.without_preview().to_json())
-    if isinstance(exc, creation.EmptyAudience):
+    if isinstance(exc, SegmentMissing):  # deleted between the screen and Confirm: nothing was created
+        ctx.reply("seg_gone_draft", audience_keyboard(ctx, draft))
+    elif isinstance(exc, creation.EmptyAudience):
         ctx.reply("wiz_empty_audience", audience_keyboard(ctx, draft))
     else:
         ctx.reply("wiz_create_failed", error=str(exc))

@@ -66,6 +66,10 @@ DECLARED: tuple[Declaration, ...] = (
     ("rc.stop", "rec_stop", "id", False),
     ("rc.stop_yes", "rec_stop_yes", "id", False),
     ("rc.back", "rec_back", "id", False),
+    ("w.segs", "segments", "id", True),
+    ("w.seg", "segment", "id", True),
+    ("w.xsegs", "exclude_list", "id", True),
+    ("w.xseg", "exclude_toggle", "id", True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     (OPTOUT_DATA, "optout", None, False), (OPTOUT_JOB_PREFIX, "optout_job", "id", False),
     ("u.sub", "optin", None, False),

@@ -20,6 +20,7 @@ from app.bot.presend_paid import is_paid, paid_lines
 from app.bot.presend_text import screen_body
 from app.bot.wizard_state import PREVIEW_ID, STEP_PREVIEW, current_wizard_draft
 from app.services import admins
+from app.services.audience import segments
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.estimate import pending_ahead
@@ -27,22 +28,22 @@ from app.services.broadcast.jobs.estimate import pending_ahead
 
 def count(draft: Draft) -> int:
     """Count the draft's recipients now, with the WHERE population will use."""
-    return creation.count_recipients(draft.target)
+    return creation.count_recipients(segments.of_draft(draft))
 
 
 @button("w.opt")
 def on_toggle(ctx: BotContext, token: str, option: str) -> None:
     """Flip one filter or option and re-render the screen under a new preview id."""
-    _retoggle(ctx, token, lambda draft: toggled(draft, option))
+    retoggle(ctx, token, lambda draft: toggled(draft, option))
 
 
 @button("w.src")
 def on_toggle_source(ctx: BotContext, token: str, source: str) -> None:
     """Add or remove one source filter and re-render the screen under a new preview id."""
-    _retoggle(ctx, token, lambda draft: draft.with_target(draft.target.toggle_source(source)))
+    retoggle(ctx, token, lambda draft: draft.with_target(draft.target.toggle_source(source)))
 
 
-def _retoggle(ctx: BotContext, token: str, change) -> None:
+def retoggle(ctx: BotContext, token: str, change) -> None:
     """Apply change to the screen's draft when the press is current, and show it unless nobody would receive it."""
     draft = current_wizard_draft(ctx, (STEP_PREVIEW,), PREVIEW_ID, token)
     if draft is None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.bot import keyboards, presend_rules
+from app.bot import keyboards, presend_rules, segment_rows
 from app.bot.callback_data import build
 from app.bot.presend_text import PROTECT, SILENT
 from app.services import users
@@ -38,12 +38,15 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
     on = {SILENT: draft.silent, PROTECT: draft.protect,
           **{lang_: lang_ in audience.langs for lang_ in ("fa", "en", "other")},
           **{arg: getattr(audience, field) == days for arg, (field, days) in DAY_PRESETS.items()}}
+    # A segment brings its own filters: only the send options stay, then its exclusions.
+    toggles = TOGGLE_ROWS[:1] if draft.segment_id else TOGGLE_ROWS
     rows = [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
-              "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in TOGGLE_ROWS]
-    offered = source_choices(audience.sources)
+              "callback_data": build("toggle", arg, preview_id)} for arg in row] for row in toggles]
+    offered = [] if draft.segment_id else source_choices(audience.sources)
     buttons = [{"text": f"🔗 {source}" + (" ✅" if source in audience.sources else ""),
                 "callback_data": build("toggle_source", source, preview_id)} for source in offered]
     rows += [buttons[i:i + SOURCES_PER_ROW] for i in range(0, len(buttons), SOURCES_PER_ROW)]
+    rows += segment_rows.screen_rows(lang, preview_id)
     rows += presend_rules.toggle_row(lang, draft, preview_id)
     last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)

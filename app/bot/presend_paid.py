@@ -13,6 +13,7 @@ from app.bot.context import BotContext
 from app.bot.wizard_state import CONFIRM_ID, STEP_PREVIEW, current_wizard_draft
 from app.models.broadcast import CONTENT_ALBUM
 from app.services import admins
+from app.services.audience import segments
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.estimate import STAR_PER_MESSAGE, paid_messages
@@ -72,7 +73,7 @@ def ask_paid_confirm(ctx: BotContext, token: str) -> bool:
     preview_id, confirm_id = new_token(), new_token()
     draft = replace(draft, paid_ok=True, preview_id=preview_id, confirm_id=confirm_id)
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
-    n = creation.count_recipients(draft.target)
+    n = creation.count_recipients(segments.of_draft(draft))
     ctx.answer()
 
     def second_question() -> None:
@@ -94,5 +95,5 @@ def balance_refusal(ctx: BotContext, draft: Draft) -> str | None:
     """
     if not (draft.paid_ok and is_paid(ctx, draft)):
         return None
-    line, enough = paid_lines(ctx, creation.count_recipients(draft.target))
+    line, enough = paid_lines(ctx, creation.count_recipients(segments.of_draft(draft)))
     return None if enough else line

@@ -1,10 +1,11 @@
 """The pre-send screen's text: audience and filters, recipients, duration, queue, options and language versions."""
 from __future__ import annotations
 
-from app.bot import presend_rules
+from app.bot import presend_rules, segment_rows
 from app.bot.context import BotContext
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
+from app.services.audience import segments
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.estimate import capped_by_statements, estimate_seconds, format_estimate, send_rate
@@ -20,7 +21,7 @@ def parts(draft: Draft) -> int:
 
 def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
     """Render the screen above the paid lines and the closing question."""
-    body = screen_text(ctx, draft, n, paid, ahead)
+    body = screen_text(ctx, draft, n, paid, ahead) + segment_rows.screen_lines(ctx, draft, n)
     if draft.variants:
         body += variants_line(ctx, draft)
     if draft.content_type == CONTENT_ALBUM:
@@ -55,7 +56,7 @@ def statement_cap_text(ctx: BotContext, paid: bool) -> str:
 
 def variants_line(ctx: BotContext, draft: Draft) -> str:
     """Say how many recipients get each language version, with the WHERE and the match population will use."""
-    per = creation.variant_counts(draft.target, list(draft.variants))
+    per = creation.variant_counts(segments.of_draft(draft), list(draft.variants))
     names = [(ctx.text("var_default"), per.get(None, 0))] + [(code, per.get(code, 0)) for code in draft.variants]
     return ctx.text("var_presend_line", counts=ctx.text("list_sep").join(f"{name}: {n}" for name, n in names))
 

@@ -22,6 +22,7 @@ from app.bot import (
     results_chart,
     retry_screen,
     schedule_wizard,
+    segment_step,
     start,
     subscription,
     unsend_edit,
@@ -64,7 +65,7 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
 # and handled() refuses to start with a declared button no handler took.
 BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, recurring,
-                  results_chart, retry_screen, schedule_wizard, subscription, unsend_edit, variant_step)
+                  results_chart, retry_screen, schedule_wizard, segment_step, subscription, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
 PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin"})

@@ -11,6 +11,7 @@ from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.recurring_cmd import check_every, create_series, every_options
 from app.cli.runs_cmd import runs_command
+from app.cli.segments_cmd import segment_draft
 from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
@@ -35,7 +36,7 @@ DAYS = click.IntRange(min=1, max=MAX_DAYS)
 ALBUM_MIN_PARTS = 2
 # NOT_SENT: what a cancelled job left unsent (its PENDING is 0: nothing more will go out).
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
-                 "not_sent", "created_at", "send_at")
+                 "not_sent", "created_at", "send_at", "segments")
 
 AT_HELP = ("Schedule it: an ISO 8601 time such as 2026-12-24T21:00+03:30; without an offset it is Tehran "
            "time. Cron starts it when due.")
@@ -108,7 +109,10 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @broadcast_group.command("create")
-@click.option("--audience", type=click.Choice(AUDIENCES), required=True, help="Who receives it.")
+@click.option("--audience", type=click.Choice(AUDIENCES), help="Who receives it (or --segment).")
+@click.option("--segment", metavar="NAME", help="Send to a saved segment (`segments list`) instead of --audience.")
+@click.option("--exclude-segment", "excludes", multiple=True, metavar="NAME",
+              help="Leave out this segment's users (repeatable; with --audience or --segment).")
 @click.option("--text", help="Message text (Telegram HTML, at most 4096 UTF-16 units of the text Telegram shows); "
                              "{first_name} greets each recipient by name (HTML-escaped; 'کاربر'/'there' when empty).")
 @click.option("--copy-from", type=TELEGRAM_ID, metavar="CHAT_ID", help="Copy a stored message from this chat ...")
@@ -139,9 +143,9 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
                    "never on albums).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
 @every_options
-def create(audience, text, copy_from, message_id, message_ids, variants, copied_media, button_text, button_url,
-           created_by, langs, active_days, joined_days, sources, silent, protect, urgent, unsubscribe, at, every,
-           until, count, if_missed) -> None:
+def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
+           button_url, created_by, langs, active_days, joined_days, sources, silent, protect, urgent, unsubscribe, at,
+           every, until, count, if_missed) -> None:
     """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
     check_every(every, until, count, if_missed, at)
     content = _content(text, copy_from, message_id, message_ids, copied_media)
@@ -154,10 +158,11 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
         raise CommandError(problem, exit_code=2)
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
-    target = Audience(audience, tuple(langs), active_days, joined_days, sources)
+    target = Audience(audience or "all", tuple(langs), active_days, joined_days, sources)
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   variants=checked or None, silent=silent, protect=protect, urgent=urgent,
                   unsubscribe=unsubscribe).with_target(target)
+    draft = segment_draft(draft, audience, segment, excludes)
     if every is not None:
         create_series(draft, every, until, count, if_missed, created_by)
         return
@@ -166,9 +171,8 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = creation.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
                                          actor=audit.ACTOR_CLI)
-    except creation.EmptyAudience:
-        suffix = " after its filters" if target.filtered else ""
-        raise CommandError(f"audience {audience!r} has no users{suffix}; nothing to send", exit_code=2) from None
+    except creation.EmptyAudience as exc:
+        raise CommandError(f"{exc}; nothing to send", exit_code=2) from None
     except creation.CancelledWhilePreparing as exc:
         raise CommandError(str(exc)) from None
     except SendTimeError as exc:
@@ -184,6 +188,8 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
 def list_jobs(as_json: bool, limit: int) -> None:
     """List the newest jobs."""
     rows = [english_status(job_status(job).as_dict()) for job in control.list_jobs(limit=limit)]
+    for row in rows:  # "vip -staff": the segment sent to, less those left out
+        row["segments"] = " ".join([row["segment"] or ""] + ["-" + n for n in row["exclude_segments"]]).strip()
     if as_json:
         echo_json(rows)
     elif not rows:

@@ -158,6 +158,9 @@ class BroadcastJob(db.Model):
     audience_joined_days: Mapped[int | None] = mapped_column(Integer)
     # Comma-joined /start sources (a payload has no comma); NULL: no source filter.
     audience_sources: Mapped[str | None] = mapped_column(Text)
+    # A segment job's whole target as created (app.models.segment_rule.Target JSON: the rule, the excluded
+    # segments' rules); the columns above hold its base audience. NULL: no segment nor exclusion.
+    audience_rule: Mapped[str | None] = mapped_column(Text)
     content_type: Mapped[str] = mapped_column(String(8))
     from_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)

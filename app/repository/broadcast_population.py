@@ -2,54 +2,35 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import String, and_, case, delete, false, func, insert, literal, not_, or_, select
+from sqlalchemy import String, case, delete, func, insert, literal, or_, select
 from sqlalchemy.orm import aliased
 
-from app.clock import utcnow
 from app.extensions import db
 from app.models.audience import Audience
 from app.models.broadcast import GONE, PENDING, SENT, BroadcastJob, BroadcastJobItem
-from app.models.user import CHANNEL_MEMBER, User
+from app.models.segment_rule import Target
+from app.models.user import User
+from app.repository import segment_sql
+from app.repository.audience_sql import audience_clause
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
-def audience_filter(audience: Audience | str, now: datetime | None = None) -> list:
+
+
+def audience_filter(audience: Audience | Target | str, now: datetime | None = None) -> list:
     """Return the WHERE clause selecting an audience and its filters from users (no Telegram calls).
 
     The one place the audience becomes SQL: the count shown before confirming
-    and populate() use it alike, so they cannot disagree.
+    and populate() use it alike, so they cannot disagree. A Target (a segment,
+    exclusions) is compiled by segment_sql on top of this clause.
     """
-    aud = Audience.of(audience)
-    # Opted-out users are no audience's members: every count and every job leaves them out alike.
-    # "= false", not "IS FALSE": MariaDB reads an index range only for the former (is_blocked is NOT NULL).
-    clause = [User.is_blocked == false(), User.opted_out_at.is_(None)]
-    if aud.base == "members":
-        clause.append(User.main_channel_status == CHANNEL_MEMBER)
-    elif aud.base == "non_members":
-        # Unknown counts as "not known to be a member": they get the invitation.
-        clause.append(User.main_channel_status != CHANNEL_MEMBER)
-    if aud.langs:
-        clause.append(or_(*(_lang_is(lang) for lang in aud.langs)))
-    now = now or utcnow()
-    if aud.active_days is not None:
-        clause.append(User.last_seen_at >= now - timedelta(days=aud.active_days))
-    if aud.joined_days is not None:
-        clause.append(User.started_at >= now - timedelta(days=aud.joined_days))
-    if aud.sources:
-        clause.append(User.start_source.in_(aud.sources))
-    return clause
+    if isinstance(audience, Target):
+        return segment_sql.target_filter(audience, now)
+    return audience_clause(Audience.of(audience), now)
 
 
-def _lang_is(lang: str):
-    """Return the condition for one language choice (LIKE is case-insensitive on both databases)."""
-    if lang == "other":
-        code = User.language_code
-        return or_(code.is_(None), and_(not_(code.like("fa%")), not_(code.like("en%"))))
-    return User.language_code.like(f"{lang}%")
-
-
-def count_audience(audience: Audience | str, now: datetime | None = None) -> int:
+def count_audience(audience: Audience | Target | str, now: datetime | None = None) -> int:
     """Count the users an audience would reach now."""
     where = audience_filter(audience, now)
     return db.session.execute(select(func.count()).select_from(User).where(*where)).scalar_one()
@@ -76,7 +57,7 @@ def count_by_variant(audience: Audience | str, codes: Iterable[str], now: dateti
     return {code: n for code, n in rows}
 
 
-def populate(job_id: int, audience: Audience | str, now: datetime | None = None, variants: Iterable[str] = (),
+def populate(job_id: int, audience: Audience | Target | str, now: datetime | None = None, variants: Iterable[str] = (),
              after: int | None = None, upto: int | None = None, count: bool = True) -> int:
     """Insert one pending item per audience member (user id in (after, upto] when given) by INSERT ... SELECT.
 

@@ -7,10 +7,23 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from app.texts import actions, jobs, presend, recurring, results, rules, schedule, settings, start, variants, wizard
+from app.texts import (
+    actions,
+    jobs,
+    presend,
+    recurring,
+    results,
+    rules,
+    schedule,
+    segments,
+    settings,
+    start,
+    variants,
+    wizard,
+)
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
-                                   results, rules)
+                                   results, rules, segments)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

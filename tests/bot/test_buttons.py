@@ -30,6 +30,9 @@ WIRE = {
     "rc.pause": ("rec_pause", "id", False), "rc.resume": ("rec_resume", "id", False),
     "rc.stop": ("rec_stop", "id", False), "rc.stop_yes": ("rec_stop_yes", "id", False),
     "rc.back": ("rec_back", "id", False),
+    # Saved segments (app.bot.segment_step): a list page or a segment id, bound to the draft or the preview.
+    "w.segs": ("segments", "id", True), "w.seg": ("segment", "id", True),
+    "w.xsegs": ("exclude_list", "id", True), "w.xseg": ("exclude_toggle", "id", True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.out": ("optout_job", "id", False), "u.sub": ("optin", None, False),
 }

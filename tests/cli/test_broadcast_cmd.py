@@ -53,7 +53,7 @@ def test_create_copy_and_member_audiences(runner):
 
 @pytest.mark.parametrize("args, message", [
     (["--audience", "vip", "--text", "x"], "'vip' is not one of"),
-    (["--text", "x"], "Missing option '--audience'"),
+    (["--text", "x"], "give exactly one of --audience or --segment"),
     (["--audience", "all"], "exactly one of --text or --copy-from"),
     (["--audience", "all", "--text", "x", "--copy-from", "1", "--message-id", "2"], "exactly one of"),
     (["--audience", "all", "--text", "   "], "text is empty"),
@@ -142,6 +142,7 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
         "clicks": 8, "click_total": 9, "click_rate": 0.7273,
         # An unsend job: no unsubscribe button of its own; nothing capped, nobody unsubscribed, not urgent.
         "frequency_capped": 0, "unsubscribe_button": False, "unsubscribed": 0, "urgent": False, "quiet_paused": False,
+        "segment": None, "exclude_segments": [],
     }
     assert result.stdout == json.dumps(expected, ensure_ascii=False, indent=2) + "\n"
 

@@ -34,6 +34,7 @@ from app.services.broadcast.jobs import creation
 log = logging.getLogger(__name__)
 # The job columns a retry copies: its content, its audience as shown, its send options.
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
+          "audience_rule",
           "content_type", "from_chat_id", "source_message_id", "source_message_ids", "text", "variants", "parse_mode",
           "button_text", "button_url", "silent", "protect", "optout_button", "urgent")
 

@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 DELETE_WINDOW = timedelta(hours=48)
 # The columns an action job copies from its source: what was sent, so the pump knows how to act on it.
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
+          "audience_rule",
           "content_type", "from_chat_id", "source_message_id", "source_message_ids", "parse_mode", "button_text",
           "button_url", "optout_button")
 

@@ -8,11 +8,13 @@ from datetime import datetime
 from app.extensions import db
 from app.models.audience import Audience
 from app.models.broadcast import AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
+from app.models.segment_rule import Target
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_population as population
 from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.audience import segments
 from app.services.broadcast.content import text_rules
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
@@ -96,10 +98,10 @@ def album_ids(job: BroadcastJob) -> list[int]:
     return json.loads(job.source_message_ids or "[]")
 
 
-def check_content(audience: Audience | str, content: dict, button_text: str | None, button_url: str | None,
-                  variants: dict | None, optout_button: bool | None = None) -> tuple[Audience, dict, dict]:
+def check_content(audience: Audience | Target | str, content: dict, button_text: str | None, button_url: str | None,
+                  variants: dict | None, optout_button: bool | None = None) -> tuple[Audience | Target, dict, dict]:
     """Refuse what Telegram would refuse (ValueError); return the audience, the content's job columns, the variants."""
-    if not isinstance(audience, Audience) and audience not in AUDIENCES:
+    if not isinstance(audience, Audience | Target) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
@@ -111,11 +113,12 @@ def check_content(audience: Audience | str, content: dict, button_text: str | No
         raise ValueError("an album carries no button (Telegram allows none): users unsubscribe with /stop")
     checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
     variants_service.require_known_media(checked, content)
-    return Audience.of(audience), fields, checked
+    return (audience if isinstance(audience, Target) else Audience.of(audience)), fields, checked
 
 
-def create_job(*, audience: Audience | str, created_by: int | None, content: dict, button_text: str | None = None,
-               button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
+def create_job(*, audience: Audience | Target | str, created_by: int | None, content: dict,
+               button_text: str | None = None, button_url: str | None = None, settings: dict | None = None,
+               progress_chat_id: int | None = None,
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
                action: str = audit.CREATED, send_at: datetime | None = None,
                variants: dict | None = None, urgent: bool = False,
@@ -127,12 +130,14 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     text or caption} (app.services.broadcast.content.variants); each item records
     the one its recipient gets. urgent: sent through quiet hours; optout_button:
     the unsubscribe button under each copy (None: the setting broadcast_optout_button).
+    A Target (a segment, exclusions) is stored whole on the job: population runs now, from this copy.
     """
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
     audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button)
+    columns = _audience_columns(audience)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
-    job = insert_draft(settings, **audience.columns(), silent=bool(silent), protect=bool(protect),
+    job = insert_draft(settings, **columns, silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,
                        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
                        variants=variants_service.dump(checked), urgent=bool(urgent), optout_button=optout_button,
@@ -140,8 +145,7 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     total = populate_in_chunks(job.id, audience, now, variants=checked)
     if total == 0:
         discard_draft(job.id)
-        suffix = " after its filters" if audience.filtered else ""
-        raise EmptyAudience(f"audience {audience.base!r} has no users{suffix}")
+        raise EmptyAudience(_empty_text(audience))
     detail = f"audience={audience} total={total}"
     if checked:
         detail += " variants=" + ",".join(checked)
@@ -154,6 +158,22 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     return job
 
 
+def _audience_columns(audience: Audience | Target | str) -> dict:
+    """Return the job's audience columns: a Target's base audience, and the Target itself as its snapshot."""
+    if isinstance(audience, Target):
+        return {**audience.include.audience.columns(), "audience_rule": audience.to_json()}
+    return Audience.of(audience).columns()
+
+
+def _empty_text(audience: Audience | Target) -> str:
+    """Say whose audience has nobody in it, in the operator's terms."""
+    if isinstance(audience, Target):
+        name = f"segment {audience.segment!r}" if audience.segment else f"audience {audience.include.audience.base!r}"
+        return f"{name} has no users" + (" after its exclusions" if audience.excludes else "")
+    suffix = " after its filters" if audience.filtered else ""
+    return f"audience {audience.base!r} has no users{suffix}"
+
+
 def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_by: int | None,
                       settings: dict | None, lang: str, actor: str, progress_chat_id: int | None = None,
                       action: str = audit.CREATED) -> BroadcastJob:
@@ -163,7 +183,7 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
     come here; action is audited for a job sent now (a scheduled one is
     audited as scheduled). Raises as create_job does.
     """
-    return create_job(audience=draft.target, created_by=created_by, content=draft.content,
+    return create_job(audience=segments.of_draft(draft), created_by=created_by, content=draft.content,
                       button_text=draft.button_text, button_url=draft.button_url, settings=settings,
                       progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
                       actor=actor, action=action, send_at=send_at, variants=draft.variants, urgent=draft.urgent,

@@ -23,6 +23,8 @@ class Draft:
     audience: str | None = None     # the base audience ("all" when none was chosen) ...
     filters: dict | None = None     # ... and its filters: {"langs": [...], "active_days": n, "joined_days": n,
     #                                 "sources": [...]}
+    segment_id: int | None = None   # a saved segment as the audience (app.services.audience.segments) ...
+    exclude_ids: list | None = None  # ... and segments whose users are left out (ids: a button carries them)
     variants: dict | None = None    # language variants, {code: text or caption} (content/variants.py)
     silent: bool = False
     protect: bool = False

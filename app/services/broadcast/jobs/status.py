@@ -19,6 +19,7 @@ from app.models.broadcast import (
     QUIET_PAUSE,
     BroadcastJob,
 )
+from app.models.segment_rule import Target
 from app.repository.db_clock import db_utcnow
 from app.services.broadcast.schedule.send_time import tehran_iso
 
@@ -83,6 +84,9 @@ class JobView:
     unsubscribed: int = 0
     urgent: bool = False
     quiet_paused: bool = False
+    # A segment job: the segment it was sent to (None: a plain audience) and the segments left out, as created.
+    segment: str | None = None
+    exclude_segments: tuple[str, ...] = ()
 
     @property
     def click_rate(self) -> float | None:
@@ -127,6 +131,7 @@ class JobView:
             "frequency_capped": self.capped, "unsubscribe_button": self.unsubscribe_button,
             "unsubscribed": self.unsubscribed, "urgent": self.urgent,
             "quiet_paused": self.quiet_paused,
+            "segment": self.segment, "exclude_segments": list(self.exclude_segments),
             **({"variants": self.variants} if self.variants is not None else {}),
         }
 
@@ -172,7 +177,16 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         variants=variants, capped=job.capped_count or 0,
         unsubscribe_button=bool(job.optout_button) and job.kind == KIND_SEND, unsubscribed=job.unsubscribed_count or 0,
         urgent=bool(job.urgent), quiet_paused=job.status == PAUSED and job.pause_kind == QUIET_PAUSE,
+        **_segments(job),
     )
+
+
+def _segments(job: BroadcastJob) -> dict:
+    """Return the segment names a job's snapshot holds (none for a plain audience)."""
+    if not job.audience_rule:
+        return {}
+    target = Target.from_json(job.audience_rule)
+    return {"segment": target.segment, "exclude_segments": target.exclude_names}
 
 
 @dataclass(frozen=True)

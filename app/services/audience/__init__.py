@@ -1,0 +1,1 @@
+"""The audience model: users' tags and custom fields, CSV import, and saved segments."""

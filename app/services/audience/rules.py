@@ -1,0 +1,53 @@
+"""Turn an operator's words into a segment rule: --field specs, and the checks a saved rule must pass."""
+from __future__ import annotations
+
+import re
+
+from app.models.broadcast import KIND_SEND
+from app.models.segment_rule import FieldTest, Rule
+from app.repository import segments as repo
+
+# "plan=gold", "plan!=free" (or ≠), "city in تهران,شیراز": name, operator, value(s).
+_FIELD_SPEC = re.compile(r"\s*([^\s=!≠]+)(\s*!=\s*|\s*≠\s*|\s*=\s*|\s+in\s+)(.*)\Z", re.S)
+
+
+class RuleRefused(ValueError):
+    """A rule that cannot be saved or used; the message is the one line the operator reads."""
+
+
+def parse_field(spec: str) -> FieldTest:
+    """Parse one --field spec, or raise RuleRefused naming what is wrong."""
+    match = _FIELD_SPEC.match(spec)
+    if match is None:
+        raise RuleRefused(f"--field {spec[:70]!r}: write NAME=VALUE, NAME!=VALUE or 'NAME in V1,V2'")
+    name, op, value = match.group(1), match.group(2).strip(), match.group(3).strip()  # a value keeps inner spaces
+    op = "!=" if op == "≠" else op
+    values = [v.strip() for v in value.split(",")] if op == "in" else [value]
+    if not all(values):
+        raise RuleRefused(f"--field {spec[:70]!r}: a value is missing (an empty value matches nobody)")
+    try:
+        return FieldTest(name, op, tuple(values))
+    except ValueError as exc:
+        raise RuleRefused(f"--field {spec[:70]!r}: {exc}") from None
+
+
+def check_usable(rule: Rule) -> None:
+    """Refuse a rule with no condition, or one naming a broadcast that does not exist or is not a send."""
+    if rule.audience.base == "all" and not rule.narrowed:
+        raise RuleRefused("the rule has no condition: give at least one of --base members/non_members, --lang, "
+                          "--active-days, --joined-days, --source, --tag-*, --field, --received, --clicked, "
+                          "--not-clicked")
+    kinds = repo.job_kinds(rule.job_ids) if rule.job_ids else {}
+    for job_id in rule.job_ids:
+        if job_id not in kinds:
+            raise RuleRefused(f"no broadcast job {job_id} (see `flask --app wsgi broadcast list`)")
+        if kinds[job_id] != KIND_SEND:
+            raise RuleRefused(f"job {job_id} is an {kinds[job_id]} job, not a broadcast: name the broadcast itself")
+
+
+def warnings(rule: Rule) -> list[str]:
+    """Return a line per tag or field no user has yet (allowed: users may get them later)."""
+    lines = [f"warning: no user has tag {tag!r} yet" for tag in repo.tags_without_users(rule.tags)]
+    names = tuple(sorted({f.name for f in rule.fields}))
+    lines += [f"warning: no user has field {name!r} yet" for name in repo.fields_without_users(names)]
+    return lines
