@@ -10,16 +10,21 @@ from app.models.audit import (
     CONFIRMED,
     CREATED,
     EDITED,
+    EXPIRED,
+    EXPIRY_CANCELLED,
+    EXPIRY_SET,
     EXPORTED,
     OPTED_IN,
     OPTED_OUT,
     PAUSED,
+    PINNED,
     RESCHEDULED,
     RESUMED,
     RETRIED,
     SCHEDULED,
     SENT_NOW,
     SETTING_CHANGED,
+    UNPINNED,
     UNSENT,
     AuditEntry,
 )
@@ -29,6 +34,7 @@ from app.repository import audit_log
 __all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED",
            "OPTED_IN", "OPTED_OUT", "PAUSED",
            "RESCHEDULED", "RESUMED", "RETRIED", "SCHEDULED", "SENT_NOW", "SETTING_CHANGED", "UNSENT", "EDITED",
+           "PINNED", "UNPINNED", "EXPIRY_SET", "EXPIRY_CANCELLED", "EXPIRED",
            "admin_actor", "entries", "record"]
 # Details are short (a reason, "key: old -> new", a time); this bounds one runaway text.
 DETAIL_LIMIT = 2000

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from app.texts import actions, jobs, presend, schedule, settings, start, variants, wizard
+from app.texts import actions, after_send, jobs, presend, schedule, settings, start, variants, wizard
 
-MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, jobs, actions, settings, variants)
+MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, jobs, actions, settings, variants,
+                                   after_send)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

@@ -169,7 +169,9 @@ class Recorder:
         """The lease was lost: write the answers heard onto items the new holder counted unknown (plans.py)."""
         plans_now, self.plans = self.plans, []
         if self.action:
-            return 0  # an action's items went back to pending for the new holder: nothing to write
+            # A repeatable action's items went back to pending for the new holder; a pin's stay unknown
+            # (its answer carries no message id to write, and the item must keep its copy's id).
+            return 0
         return plans.record_late_answers(self.job_id, plans_now, self.lease.now)
 
     def heartbeat(self) -> Stop | None:
