@@ -13,10 +13,12 @@ from app.bot import (
     broadcast_album,
     broadcast_controls,
     broadcast_wizard,
+    expiry_screen,
     help_screen,
     history,
     ledger,
     membership,
+    pin_screen,
     presend,
     retry_screen,
     schedule_wizard,
@@ -60,7 +62,7 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared next to its handler (app.bot.buttons); importing these modules fills the registry.
 BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, retry_screen,
-                  schedule_wizard, subscription, unsend_edit, variant_step)
+                  schedule_wizard, subscription, unsend_edit, variant_step, pin_screen, expiry_screen)
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
 PUBLIC_CALLBACKS = frozenset({"optout", "optin"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).

@@ -14,6 +14,7 @@ from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.broadcast.actions import expiry
 from app.services.broadcast.content.variants import MEDIA, VariantRefused, check_cli_pairs
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs import purge as jobs_purge
@@ -133,8 +134,10 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--silent", is_flag=True, help="Deliver without a notification sound (disable_notification).")
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
+@click.option("--expire-after", metavar="T", help="Delete each copy for everyone T after it was sent (6h, 90m; "
+                                                  "at most 47h). Cron runs it.")
 def create(audience, text, copy_from, message_id, message_ids, variants, copied_media, button_text, button_url,
-           created_by, langs, active_days, joined_days, sources, silent, protect, at) -> None:
+           created_by, langs, active_days, joined_days, sources, silent, protect, at, expire_after) -> None:
     """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id, message_ids, copied_media)
     try:
@@ -150,6 +153,7 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   variants=checked or None, silent=silent, protect=protect).with_target(target)
     send_at = _send_at(at) if at is not None else None
+    after = _expire_after(expire_after)
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = creation.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
@@ -163,7 +167,18 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
+    if after is not None:
+        # Before any copy can be T old: the expiry counts from each copy's own sent_at.
+        expiry.set_expiry(job.id, after, audit.ACTOR_CLI)
     click.echo(job.id)
+
+
+def _expire_after(raw: str | None):
+    """Parse --expire-after (at most 47h) before the job exists, or exit 2 saying why."""
+    try:
+        return expiry.parse_after(raw) if raw is not None else None
+    except ValueError as exc:
+        raise CommandError(f"--expire-after: {exc}", exit_code=2) from None
 
 
 @broadcast_group.command("list")
