@@ -20,6 +20,9 @@ WIRE = {
     "r.ok": ("retry_ok", None, True), "r.no": ("retry_no", None, True),
     "w.src": ("toggle_source", "source", True),
     "w.var": ("add_variant", "variant", True), "a.ev": ("edit_variant", "edit_variant", True),
+    "j.pin": ("pin", "id", False), "j.unpin": ("unpin", "id", False), "j.exp": ("expire", "id", False),
+    "a.pns": ("pin_silent", None, True), "a.pnn": ("pin_notify", None, True), "a.upy": ("unpin_yes", None, True),
+    "a.exh": ("expire_hours", "id", True), "a.exo": ("expire_off", None, True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.sub": ("optin", None, False),
 }

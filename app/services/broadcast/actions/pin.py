@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 
 from app.extensions import db
-from app.models.broadcast import KIND_PIN, KIND_UNPIN, BroadcastJob
+from app.models.broadcast import KIND_PIN, KIND_SEND, KIND_UNPIN, BroadcastJob
 from app.repository import action_population
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_population as population
@@ -38,8 +38,18 @@ def last_pin(source_id: int) -> tuple[int, str, str] | None:
 
 
 def check_pin(source: BroadcastJob | None, kind: str) -> int:
-    """Raise NotActionable unless the broadcast can be pinned / unpinned now; return the copies it would act on."""
+    """Raise NotActionable unless the broadcast can be pinned / unpinned now; return the copies it would act on.
+
+    The pin state is checked first: it is final, while check_source may only
+    say "wait a few seconds" (copies landing), which a view still offers.
+    """
+    pinned = _pin_state(source, kind) if source is not None and source.kind == KIND_SEND else None
     count = check_source(source, kind)
+    return pinned if pinned is not None else count
+
+
+def _pin_state(source: BroadcastJob, kind: str) -> int | None:
+    """Raise NotActionable when the chain's pin state refuses the action; an unpin's copies (None for a pin)."""
     last = last_pin(source.id)
     if kind == KIND_PIN and last is not None and last[1] == KIND_PIN:
         raise NotActionable(f"job {source.id} is pinned already (job {last[0]}); unpin it first",
@@ -52,7 +62,7 @@ def check_pin(source: BroadcastJob | None, kind: str) -> int:
             raise NotActionable(f"the pin of job {source.id} (job {pin.id}) pinned no copy; nothing to unpin",
                                 "unpin_nothing", id=source.id)
         return pin.sent_count
-    return count
+    return None
 
 
 def pin_job(job_id: int, *, notify: bool = False, **who) -> BroadcastJob:
