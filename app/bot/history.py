@@ -14,6 +14,7 @@ from app.services.broadcast.jobs import control
 from app.services.broadcast.jobs.offers import offers
 from app.services.broadcast.jobs.status import JobView, Offers, job_status
 from app.services.broadcast.reporting import clicks
+from app.services.broadcast.reporting.expiry_view import expiry_line
 from app.services.broadcast.reporting.progress import (
     action_counts,
     action_title,
@@ -101,6 +102,7 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     chart = status.sent > 0 and not status.is_action  # 📊 only for a broadcast that delivered something
     markup = keyboards.job_actions(lang, status.id, status.status, offer, chart=chart)
     text = job_view_text(status, author, entries, lang, now) + job_note(status.id, lang)
+    text += expiry_line(job, now, lang)  # the auto-delete's countdown, when the job has one
     return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status), markup
 
 

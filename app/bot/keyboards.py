@@ -91,6 +91,11 @@ def job_actions(lang: str, job_id: int, status: str, offer: Offers = Offers(), c
             (("btn_unsend", "unsend", offer.unsend), ("btn_edit_all", "edit_all", offer.edit)) if on]
     if acts:
         rows.append(acts)
+    after = [(t(key, lang), build(action, job_id)) for key, action, on in
+             (("btn_pin", "pin", offer.pin), ("btn_unpin", "unpin", offer.unpin),
+              ("btn_expire", "expire", offer.expire)) if on]
+    if after:
+        rows.append(after)
     if chart:
         rows.append([(t("btn_chart", lang), build("chart", job_id))])
     rows.append([(t("btn_export", lang), build("export", job_id))])

@@ -13,10 +13,12 @@ from app.bot import (
     broadcast_album,
     broadcast_controls,
     broadcast_wizard,
+    expiry_screen,
     help_screen,
     history,
     ledger,
     membership,
+    pin_screen,
     presend,
     recurring,
     results_chart,
@@ -64,8 +66,9 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
 # and handled() refuses to start with a declared button no handler took.
-BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, recurring,
-                  results_chart, retry_screen, schedule_wizard, segment_step, subscription, unsend_edit, variant_step)
+BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, expiry_screen, history, ledger, pin_screen,
+                  presend, recurring, results_chart, retry_screen, schedule_wizard, segment_step, subscription,
+                  unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again".
 PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin"})

@@ -4,7 +4,7 @@ from flask import Flask
 
 def register(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
-    from app.cli import action_cmd, ledger_cmd, report_cmd  # noqa: F401  (add retry, export, unsend, edit, report)
+    from app.cli import action_cmd, after_send_cmd, ledger_cmd, report_cmd  # noqa: F401  (retry, export, unsend, edit, pin, expire, report)
     from app.cli.broadcast_cmd import broadcast_group
     from app.cli.guard import guard
     from app.cli.recurring_cmd import recurring_group

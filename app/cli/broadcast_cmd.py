@@ -16,6 +16,7 @@ from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.broadcast.actions import expiry
 from app.services.broadcast.content.variants import MEDIA, VariantRefused, check_cli_pairs
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs import purge as jobs_purge
@@ -142,12 +143,16 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
               help="An unsubscribe button under each copy, counted per broadcast (default: broadcast_optout_button; "
                    "never on albums).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
+@click.option("--expire-after", metavar="T", help="Delete each copy for everyone T after it was sent (6h, 90m; "
+                                                  "at most 47h). Cron runs it.")
 @every_options
 def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
            button_url, created_by, langs, active_days, joined_days, sources, silent, protect, urgent, unsubscribe, at,
-           every, until, count, if_missed) -> None:
+           every, until, count, if_missed, expire_after) -> None:
     """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
     check_every(every, until, count, if_missed, at)
+    if every is not None and expire_after is not None:
+        raise click.UsageError("--expire-after deletes one broadcast's copies; it cannot be given with --every")
     content = _content(text, copy_from, message_id, message_ids, copied_media)
     try:
         checked = check_cli_pairs(variants, content)
@@ -167,6 +172,7 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         create_series(draft, every, until, count, if_missed, created_by)
         return
     send_at = _send_at(at) if at is not None else None
+    after = _expire_after(expire_after)
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = creation.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
@@ -179,7 +185,18 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
+    if after is not None:
+        # Before any copy can be T old: the expiry counts from each copy's own sent_at.
+        expiry.set_expiry(job.id, after, audit.ACTOR_CLI)
     click.echo(job.id)
+
+
+def _expire_after(raw: str | None):
+    """Parse --expire-after (at most 47h) before the job exists, or exit 2 saying why."""
+    try:
+        return expiry.parse_after(raw) if raw is not None else None
+    except ValueError as exc:
+        raise CommandError(f"--expire-after: {exc}", exit_code=2) from None
 
 
 @broadcast_group.command("list")

@@ -14,6 +14,9 @@ CREATED, CONFIRMED, PAUSED, RESUMED, CANCELLED = "created", "confirmed", "paused
 SCHEDULED, RESCHEDULED, SENT_NOW = "scheduled", "rescheduled", "sent_now"
 RETRIED, EXPORTED = "retried", "exported"
 UNSENT, EDITED = "unsent", "edited"
+PINNED, UNPINNED = "pinned", "unpinned"
+# Auto-expiry: set or cancelled by an admin; a due pass that created its unsend job (actor cron).
+EXPIRY_SET, EXPIRY_CANCELLED, EXPIRED = "expiry_set", "expiry_cancelled", "expired"
 SETTING_CHANGED = "setting_changed"
 OPTED_OUT, OPTED_IN = "opted_out", "opted_in"  # an operator opted a user out of broadcasts or back in
 HELD = "held"  # a pump met a 429 and the job waits it out (one entry per block, never per copy)

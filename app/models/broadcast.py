@@ -23,11 +23,12 @@ Job states (each transition is one guarded UPDATE in app.repository.broadcast_jo
                         (app.services.broadcast.actions.retry: its pending items go to the new job)
 Terminal states (completed, cancelled) never change again.
 
-Action jobs (kind 'unsend' or 'edit', app.services.broadcast.actions.unsend_edit) go through the same states
+Action jobs (kind 'unsend', 'edit', 'pin' or 'unpin'; app.services.broadcast.actions) go through the same states
 and the same pump; their items are the source job's sent items with its message_id (and an
 album's message_ids), and
 per kind the counters mean:
   sent_count     unsend: copies deleted            edit: copies edited (or already so)
+                 pin / unpin: copies pinned / unpinned (an album: its first part)
   gone_count     the copy no longer exists (the user deleted it, or an earlier unsend did)
   too_old_count  unsend: older than 48 hours, Telegram refuses to delete it
   skipped_count  the recipient blocked the bot or is gone
@@ -45,8 +46,9 @@ Item states (app.repository.broadcast_claims):
                         broadcasts today (Tehran), error 'frequency_cap', at claim time under the lease
   sending -> unknown    the pump holding it died: counted by the next lease holder
                         (running job) or by cron (cancelled/paused job, lease dead)
-  sending -> pending    (action jobs) the pump holding it died: a delete or an edit is
-                        safe to repeat, so the next lease holder does it again
+  sending -> pending    (unsend, edit, unpin) the pump holding it died: a delete, an edit or an
+                        unpin is safe to repeat, so the next lease holder does it again (a pin
+                        is not: its items become unknown, as a send's do)
   sending -> gone | too_old   (action jobs) outcomes of a delete or edit
 """
 from datetime import datetime
@@ -136,7 +138,11 @@ FINAL_STATUSES = tuple(s for s in ItemStatus if s.counter)
 CONTENT_COPY, CONTENT_TEXT, CONTENT_ALBUM = "copy", "text", "album"
 # What a job does to its recipients: send the message, or act on the copies another job sent.
 KIND_SEND, KIND_UNSEND, KIND_EDIT = "send", "unsend", "edit"
-ACTION_KINDS = (KIND_UNSEND, KIND_EDIT)
+KIND_PIN, KIND_UNPIN = "pin", "unpin"
+ACTION_KINDS = (KIND_UNSEND, KIND_EDIT, KIND_PIN, KIND_UNPIN)
+# Actions safe to repeat after a lost answer. A pin is not: a second pin posts a second
+# "pinned" notice, so its lost answers and a dead pump's items end unknown, as a send's do.
+REPEATABLE_KINDS = (KIND_UNSEND, KIND_EDIT, KIND_UNPIN)
 # pause_kind of a job the engine paused for quiet hours: cron resumes it once they end.
 QUIET_PAUSE = "quiet"
 # The error an item skipped by the frequency cap keeps (in the ledger and the export).
@@ -217,6 +223,10 @@ class BroadcastJob(db.Model):
     created_by: Mapped[int | None] = mapped_column(BigInteger)
     # The job this one re-sends to (its failed / unsent items); users it holds are never retried again.
     retry_of: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    # Auto-expiry (services/broadcast/actions/expiry.py): delete every copy this many seconds after
+    # its own sent_at; expire_at is when cron next looks (NULL: nothing left to expire), claimed by a guarded UPDATE.
+    expire_after: Mapped[int | None] = mapped_column(Integer)
+    expire_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     started_at: Mapped[datetime | None] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)

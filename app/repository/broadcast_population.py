@@ -161,6 +161,9 @@ def _copies(source_ids: list[int], deleted_by: list[int]) -> list:
     return where
 
 
+copies_where = _copies  # the copies an action reaches, for app.repository.action_population
+
+
 def populate_action(job_id: int, source_ids: list[int], deleted_by: list[int] = (),
                     variants: Iterable[str | None] | None = None) -> int:
     """Insert one pending item per copy the sources delivered that is still there (one INSERT ... SELECT).

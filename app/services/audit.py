@@ -10,17 +10,22 @@ from app.models.audit import (
     CONFIRMED,
     CREATED,
     EDITED,
+    EXPIRED,
+    EXPIRY_CANCELLED,
+    EXPIRY_SET,
     EXPORTED,
     HELD,
     OPTED_IN,
     OPTED_OUT,
     PAUSED,
+    PINNED,
     RESCHEDULED,
     RESUMED,
     RETRIED,
     SCHEDULED,
     SENT_NOW,
     SETTING_CHANGED,
+    UNPINNED,
     UNSENT,
     AuditEntry,
 )
@@ -30,6 +35,7 @@ from app.repository import audit_log
 __all__ = ["ACTOR_CLI", "ACTOR_CRON", "ACTOR_SYSTEM", "CANCELLED", "CONFIRMED", "CREATED", "EXPORTED", "HELD",
            "OPTED_IN", "OPTED_OUT", "PAUSED",
            "RESCHEDULED", "RESUMED", "RETRIED", "SCHEDULED", "SENT_NOW", "SETTING_CHANGED", "UNSENT", "EDITED",
+           "PINNED", "UNPINNED", "EXPIRY_SET", "EXPIRY_CANCELLED", "EXPIRED",
            "admin_actor", "entries", "record"]
 # Details are short (a reason, "key: old -> new", a time); this bounds one runaway text.
 DETAIL_LIMIT = 2000

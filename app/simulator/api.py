@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app.simulator import methods_album, methods_edit, methods_misc, methods_send
+from app.simulator import methods_album, methods_edit, methods_misc, methods_pin, methods_send
 from app.simulator.errors import BAD_GATEWAY_HTML, NOT_FOUND, UNAUTHORIZED, ApiError
 from app.simulator.faults import fault_after, fault_before, without_faults
 from app.simulator.params import parse_params
@@ -29,6 +29,8 @@ _HANDLERS: dict[str, Callable[[SimState, dict], Any]] = {
     "editMessageReplyMarkup": methods_edit.edit_message_reply_markup,
     "deleteMessage": methods_edit.delete_message,
     "deleteMessages": methods_edit.delete_messages,
+    "pinChatMessage": methods_pin.pin_chat_message,
+    "unpinChatMessage": methods_pin.unpin_chat_message,
     "answerCallbackQuery": methods_misc.answer_callback_query,
     "getChatMember": methods_misc.get_chat_member,
     "getMyStarBalance": methods_misc.get_my_star_balance,

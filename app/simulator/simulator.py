@@ -166,6 +166,18 @@ class SimulatorServer:
             want = resolve_chat_id(chat_id) if chat_id is not None else None
             return [dict(a) for a in self.state.delete_attempts if want is None or a["chat_id"] == want]
 
+    def pin_attempts(self, chat_id: Any = None) -> list[dict]:
+        """Return every pin/unpinChatMessage request that reached a chat, in order."""
+        with self.state.lock:
+            want = resolve_chat_id(chat_id) if chat_id is not None else None
+            return [dict(a) for a in self.state.pin_attempts if want is None or a["chat_id"] == want]
+
+    def pinned(self, chat_id: Any) -> list[int]:
+        """Return the ids of a chat's pinned messages that still exist, oldest pin first."""
+        with self.state.lock:
+            chat = resolve_chat_id(chat_id)
+            return [i for i in self.state.pins.get(chat, []) if self.state.find_message(chat, i) is not None]
+
     def bot_messages(self, chat_id: Any = None) -> list[dict]:
         """Return the bot's messages that still exist (not deleted), as they read now, in (chat, id) order."""
         with self.state.lock:

@@ -78,6 +78,10 @@ class SimState:
         self.callback_answers: list[dict] = []
         # Every deleteMessage(s) request that reached a chat: {chat_id, message_ids, result}.
         self.delete_attempts: list[dict] = []
+        # Every pin/unpinChatMessage request that reached a chat: {method, chat_id, message_id, silent, result}.
+        self.pin_attempts: list[dict] = []
+        # Each chat's pinned messages, oldest first (a chat may hold several pins).
+        self.pins: dict[int, list[int]] = {}
         self.albums = 0  # copyMessages calls delivered: each album's parts share its number
         self.stats = Stats()
         self.limits = RateLimits()

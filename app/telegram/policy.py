@@ -14,9 +14,9 @@ _IDEMPOTENT_METHODS = frozenset({"answerCallbackQuery"})
 _MESSAGE_PREFIXES = ("send", "copyMessage", "forwardMessage", "editMessage")
 
 # Methods Telegram counts against the bot's ~30 messages per second: every
-# message put in front of a user, edits and deletes included.
+# message put in front of a user, edits and deletes included (a pin posts a notice in the chat).
 _COUNTED_PREFIXES = ("send", "copyMessage", "copyMessages", "forwardMessage", "forwardMessages",
-                     "edit", "delete", "stopPoll")
+                     "edit", "delete", "stopPoll", "pinChatMessage", "unpinChatMessage")
 
 # Longest 429 wait a call without a deadline sits through in its own thread.
 MAX_RETRY_WAIT = 60.0

@@ -9,6 +9,7 @@ from types import ModuleType
 
 from app.texts import (
     actions,
+    after_send,
     jobs,
     presend,
     recurring,
@@ -23,7 +24,7 @@ from app.texts import (
 )
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
-                                   results, rules, segments)
+                                   results, rules, segments, after_send)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

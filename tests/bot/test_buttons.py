@@ -33,6 +33,9 @@ WIRE = {
     # Saved segments (app.bot.segment_step): a list page or a segment id, bound to the draft or the preview.
     "w.segs": ("segments", "id", True), "w.seg": ("segment", "id", True),
     "w.xsegs": ("exclude_list", "id", True), "w.xseg": ("exclude_toggle", "id", True),
+    "j.pin": ("pin", "id", False), "j.unpin": ("unpin", "id", False), "j.exp": ("expire", "id", False),
+    "a.pns": ("pin_silent", None, True), "a.pnn": ("pin_notify", None, True), "a.upy": ("unpin_yes", None, True),
+    "a.exh": ("expire_hours", "id", True), "a.exo": ("expire_off", None, True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.out": ("optout_job", "id", False), "u.sub": ("optin", None, False),
 }

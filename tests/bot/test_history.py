@@ -107,16 +107,18 @@ def test_recent_jobs_view_and_every_admin_action_is_audited(client, simulator):
     press(client, simulator, f"j.view:{job_id}", under=listing)
     view = view_of(simulator, job_id)
     assert f"{t('status_running')}\n👤 ایجادکننده: {ADMIN_ID}\n👥 مخاطبان: {t('aud_name_all')} — 3 نفر" in view["text"]
-    assert f"admin:{ADMIN_ID}: {t('act_confirmed')} (audience=all total=3)" in view["text"]
-    assert buttons(view) == [f"w.pause:{job_id}", f"w.cancel_job:{job_id}", f"j.export:{job_id}", "j.list"]
+    assert f"admin:{ADMIN_ID}: {t('act_confirmed')} (audience=all total=3 unsubscribe_button=off)" in view["text"]
+    assert buttons(view) == [f"w.pause:{job_id}", f"w.cancel_job:{job_id}", f"j.exp:{job_id}", f"j.export:{job_id}",
+                             "j.list"]
 
     # Each action pressed under the view edits that view: new state, new buttons, new audit line.
     steps = [("w.pause", "cb_paused", "paused", f"{t('act_paused')} ({t('reason_admin')})",
-              [f"w.resume:{job_id}", f"w.cancel_job:{job_id}", f"j.retry:{job_id}", f"j.export:{job_id}", "j.list"]),
+              [f"w.resume:{job_id}", f"w.cancel_job:{job_id}", f"j.retry:{job_id}", f"j.exp:{job_id}",
+               f"j.export:{job_id}", "j.list"]),
              ("w.resume", "cb_resumed", "running", f"{t('act_resumed')} (running)",
-              [f"w.pause:{job_id}", f"w.cancel_job:{job_id}", f"j.export:{job_id}", "j.list"]),
+              [f"w.pause:{job_id}", f"w.cancel_job:{job_id}", f"j.exp:{job_id}", f"j.export:{job_id}", "j.list"]),
              ("w.cancel_job", "cb_cancelled", "cancelled", t("act_cancelled"),
-              [f"j.retry:{job_id}", f"j.export:{job_id}", "j.list"])]
+              [f"j.retry:{job_id}", f"j.exp:{job_id}", f"j.export:{job_id}", "j.list"])]
     for action, answer, status, line, expected_buttons in steps:
         tap(client, simulator, f"{action}:{job_id}", message_id=view["message_id"])
         assert (last_answer(simulator)["text"], reload(job_id).status) == (t(answer), status)
@@ -152,14 +154,15 @@ def test_view_of_a_finished_cli_job_shows_counters_duration_and_its_trail(client
                  # As shown: the status's whole-second times (the view is rendered from them).
                  duration=format_duration((status.finished_at - status.started_at).total_seconds(), "fa"),
                  created=job.created_at.strftime("%Y-%m-%d %H:%M"), reason="",
-                 audit=f"• {entry['at'][:16].replace('T', ' ')} — cli: {t('act_created')} (audience=all total=3)")
+                 audit=f"• {entry['at'][:16].replace('T', ' ')} — cli: {t('act_created')} "
+                       "(audience=all total=3 unsubscribe_button=off)")
 
     tap(client, simulator, f"j.view:{job.id}")
     view = view_of(simulator, job.id)
     assert view["text"] == expected
-    # All sent: nothing to retry; its copies can be deleted or edited everywhere; it delivered, so 📊 is offered.
-    assert buttons(view) == [f"j.unsend:{job.id}", f"j.edit:{job.id}", f"j.chart:{job.id}", f"j.export:{job.id}",
-                             "j.list"]
+    # All sent: nothing to retry; its copies can be deleted, edited or pinned everywhere, or expire; 📊 it delivered.
+    assert buttons(view) == [f"j.unsend:{job.id}", f"j.edit:{job.id}", f"j.pin:{job.id}", f"j.exp:{job.id}",
+                             f"j.chart:{job.id}", f"j.export:{job.id}", "j.list"]
     press(client, simulator, "j.list", under=view)
     assert simulator.deliveries("sendMessage", ADMIN_ID)[-1]["reply_markup"]["inline_keyboard"][0][0]["text"] == \
         t("job_row_send", id=job.id, status=t("status_completed"), done=3, total=3)

@@ -53,7 +53,8 @@ def test_retry_from_the_view_reaches_only_the_failed_and_the_summary_offers_it(c
     tap(client, simulator, f"j.view:{job_id}")
     view = view_of(simulator, job_id)
     assert buttons(view) == [f"j.retry:{job_id}", f"j.retry_u:{job_id}", f"j.unsend:{job_id}", f"j.edit:{job_id}",
-                             f"j.export:{job_id}", "j.list"]
+                             f"j.pin:{job_id}", f"j.exp:{job_id}", f"j.chart:{job_id}", f"j.export:{job_id}",
+                             "j.list"]
     assert view["text"].endswith("\n\n" + t("retry_unknown_warning", n=1))
     # The lost copy may still land: unsend is offered, and a tap says how long to wait.
     press(client, simulator, "j.unsend", under=view)

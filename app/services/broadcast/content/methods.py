@@ -1,7 +1,15 @@
 """The Bot API method and parameters that deliver, delete or edit a job's content."""
 from __future__ import annotations
 
-from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, KIND_UNSEND, BroadcastJob
+from app.models.broadcast import (
+    CONTENT_ALBUM,
+    CONTENT_COPY,
+    CONTENT_TEXT,
+    KIND_PIN,
+    KIND_UNPIN,
+    KIND_UNSEND,
+    BroadcastJob,
+)
 from app.services.broadcast.content import variants
 from app.services.broadcast.jobs import creation
 from app.texts import LANGS, t
@@ -64,13 +72,19 @@ def send_options(job: BroadcastJob) -> dict:
 
 
 def action_params(job: BroadcastJob) -> tuple[str, dict]:
-    """Return the method and parameters (less each copy's message_id) of an unsend or edit job.
+    """Return the method and parameters (less each copy's message_id) of an action job.
 
     Unsend: deleteMessage, or deleteMessages over an album's recorded part
     ids (one counted call). Edit: editMessageText for text broadcasts and
     copies (a media copy falls back to its caption, see Pump.act), the caption
     of an album's first part; the source's URL (and opt-out) buttons are kept.
+    Pin / unpin: the copy's first message (an album's first part), the pin
+    silent when the pin job is (its admin's choice).
     """
+    if job.kind == KIND_PIN:
+        return "pinChatMessage", {"disable_notification": bool(job.silent)}
+    if job.kind == KIND_UNPIN:
+        return "unpinChatMessage", {}
     if job.kind == KIND_UNSEND:
         return ("deleteMessages", {}) if job.content_type == CONTENT_ALBUM else ("deleteMessage", {})
     params: dict = {"parse_mode": job.parse_mode or "HTML"}

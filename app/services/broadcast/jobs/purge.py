@@ -5,7 +5,7 @@ import logging
 from datetime import datetime, timedelta
 
 from app.extensions import db
-from app.models.broadcast import ACTION_KINDS, BroadcastJob
+from app.models.broadcast import REPEATABLE_KINDS, BroadcastJob
 from app.repository import broadcast_claims as claims
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_ledger as ledger
@@ -21,8 +21,9 @@ PURGE_FLOOR = timedelta(hours=48)
 def expire_orphans(job_id: int, now: datetime) -> int:
     """Count items a dead pump left in flight as unknown, settled now (caller holds the job row and commits)."""
     job = db.session.get(BroadcastJob, job_id)
-    if job is not None and job.kind in ACTION_KINDS:
-        # A delete or an edit is safe to repeat: back to pending, done again by the next pump.
+    if job is not None and job.kind in REPEATABLE_KINDS:
+        # A delete, an edit or an unpin is safe to repeat: back to pending, done again by the next pump.
+        # A pin is not (a second "pinned" notice): like a send's, its orphans are unknown, never pinned again.
         n = claims.expire_orphans(job_id, redo=True)
         if n:
             log.warning("job %s: %s actions left in flight by a stopped pump go again", job_id, n)

@@ -198,6 +198,9 @@ class Offers:
     unknown: int = 0     # offered apart: some may have got the message
     unsend: bool = False
     edit: bool = False
+    pin: bool = False     # pin for everyone (nothing pinned now) / unpin (after a pin)
+    unpin: bool = False
+    expire: bool = False  # set, change or cancel the auto-delete (a send whose copies are not all past 48 h)
 
     @property
     def retry(self) -> int:

@@ -1,7 +1,7 @@
 """Each recipient's call of a job: its language variant's method and parameters, its copy, link and greeting."""
 from __future__ import annotations
 
-from app.models.broadcast import ACTION_KINDS, KIND_EDIT, BroadcastJob
+from app.models.broadcast import ACTION_KINDS, KIND_EDIT, REPEATABLE_KINDS, BroadcastJob
 from app.services.broadcast.content import greeting, text_rules
 from app.services.broadcast.content.methods import action_params, by_variant, message_params, target_params
 from app.services.broadcast.reporting import clicks
@@ -15,6 +15,7 @@ class Copies:
 
     def __init__(self, job: BroadcastJob):
         self.action = job.kind in ACTION_KINDS
+        self.repeatable = job.kind in REPEATABLE_KINDS  # a lost answer is asked again (never a pin's)
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.

@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.extensions import db
 from app.models.broadcast import RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
+from app.services.broadcast.actions import expiry
 from app.services.broadcast.jobs import control, purge
 from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.schedule import quiet_release, recurring, releases
@@ -130,6 +131,7 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
     releases.ask_about_missed(settings, client=client)
     quiet_release.resume_after_quiet(settings)
     recurring.release_due(settings)  # each occurrence that has come: its own job, queued (or skipped)
+    expiry.run_due(settings)  # due auto-expiries queue their unsend jobs, pumped below like any job
     while deadline - clock() > 0.5:
         releases.start_due(settings)
         control.start_next_if_idle()

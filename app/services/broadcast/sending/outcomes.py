@@ -51,7 +51,8 @@ OUT_OF_BUDGET, HELD = OutcomeKind.OUT_OF_BUDGET, OutcomeKind.HELD
 GONE, TOO_OLD = OutcomeKind.GONE, OutcomeKind.TOO_OLD
 
 # Telegram's answers that say a copy cannot be acted on (matched in lower case).
-GONE_PHRASES = ("message to delete not found", "message to edit not found")
+GONE_PHRASES = ("message to delete not found", "message to edit not found", "message to pin not found",
+                "message to unpin not found")
 TOO_OLD_PHRASES = ("message can't be deleted",)
 
 
@@ -137,13 +138,13 @@ def classify(exc: BaseException | None) -> Outcome:
     return Outcome(FAILED, f"internal error: {type(exc).__name__}")
 
 
-def classify_action(exc: BaseException | None) -> Outcome:
+def classify_action(exc: BaseException | None, repeatable: bool = True) -> Outcome:
     """Map a delete's or an edit's exception (None for success) to an Outcome.
 
     "Not found" means the copy is already gone, "can't be deleted" that it is
     older than 48 hours, and "not modified" that the copy already reads so
-    (counted done). An unknown outcome goes back to pending: repeating a
-    delete or an edit is harmless, so the next pump simply tries again.
+    (counted done). An unknown outcome goes back to pending when repeating is
+    harmless (a delete, an edit, an unpin); a pin's is unknown, never repeated.
     """
     if exc is None:
         return OK
@@ -154,6 +155,6 @@ def classify_action(exc: BaseException | None) -> Outcome:
         return Outcome(GONE, exc.description)
     if isinstance(exc, BadRequest) and any(p in description for p in TOO_OLD_PHRASES):
         return Outcome(TOO_OLD, exc.description)
-    if isinstance(exc, UnknownOutcome):
+    if isinstance(exc, UnknownOutcome) and repeatable:
         return Outcome(NOT_SENT, exc.description)
     return classify(exc)

@@ -75,7 +75,7 @@ class Pump:
         self.personal = False  # each copy greets its recipient by name (set by run)
         self.booker: Booker | None = None  # set by run, once the job's parts are known
         self.outbox_worker = False
-        self.action = False  # an unsend or edit job (set by run)
+        self.action = False  # an action job: unsend, edit, pin, unpin (set by run)
         # The answers' own verdict, judged in memory as they come: a stop the next step will write.
         self.watch = breaker.AnswerWatch(settings["broadcast_max_consecutive_errors"], SENDS_GO_ON)
 
@@ -122,7 +122,7 @@ class Pump:
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
                 log.exception("unexpected error sending to %s", user_id)
-            outcome = classify_action(exc) if self.action else classify(exc)
+            outcome = classify_action(exc, self.copies.repeatable) if self.action else classify(exc)
             # A personal copy Telegram finds too long is that recipient's name, not the bot's fault.
             return personal_failure(outcome) if self.personal else outcome
 
@@ -136,9 +136,9 @@ class Pump:
         return max(reply_wait, min(self.settings["telegram_send_read_timeout"], left + reply_wait))
 
     def act(self, method: str, params: dict, user_id: int, chat_taken: bool):
-        """Delete or edit one copy; an unknown outcome is retried (both are safe to repeat)."""
-        call = {"deadline": self.deadline, "retry_unknown": True, "broadcast": True, "may_retry": self.may_retry,
-                "read_timeout": self.answer_wait()}
+        """Delete, edit, pin or unpin one copy; an unknown outcome is retried unless it is a pin's."""
+        call = {"deadline": self.deadline, "retry_unknown": self.copies.repeatable, "broadcast": True,
+                "may_retry": self.may_retry, "read_timeout": self.answer_wait()}
         try:
             self.client.call(method, {"chat_id": user_id, **params}, slot_taken=True, chat_taken=chat_taken, **call)
         except Exception as exc:

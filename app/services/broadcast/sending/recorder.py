@@ -13,9 +13,8 @@ outage of a few seconds loses no outcome; only a pump that dies (or loses
 its lease) before writing them leaves its items 'sending', to be counted
 'unknown' by the next lease holder.
 
-The Recorder never sees the pump: each call returns what the pump must
-know (a StepResult, a Stop), and the pump decides its own stop from it.
-"""
+The Recorder never sees the pump: each call returns what the pump must know
+(a StepResult, a Stop), and the pump decides its own stop from it."""
 from __future__ import annotations
 
 import logging
@@ -173,8 +172,8 @@ class Recorder:
     def _record_late_answers(self) -> int:
         """The lease was lost: write the answers heard onto items the new holder counted unknown (plans.py)."""
         plans_now, self.plans = self.plans, []
-        if self.action:
-            return 0  # an action's items went back to pending for the new holder: nothing to write
+        if self.action:  # a repeatable action's items went back to pending; a pin's stay unknown (no id to write)
+            return 0
         return plans.record_late_answers(self.job_id, plans_now, self.lease.now)
 
     def heartbeat(self) -> Stop | None:
