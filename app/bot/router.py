@@ -22,6 +22,7 @@ from app.bot import (
     schedule_wizard,
     start,
     subscription,
+    tagging,
     unsend_edit,
     variant_step,
 )
@@ -50,6 +51,8 @@ COMMANDS: dict[str, Handler] = {
     "stats": history.on_stats,
     "jobs": history.on_jobs,
     "scheduled": schedule_wizard.on_list,
+    "tag": tagging.on_tag,
+    "untag": tagging.on_untag,
 }
 # Reply-keyboard buttons, recognised in every language.
 MENU_BUTTONS: dict[str, Handler] = {

@@ -4,7 +4,9 @@ from flask import Flask
 
 def register(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
-    from app.cli import action_cmd, ledger_cmd  # noqa: F401  (add retry, export, unsend, edit to the broadcast group)
+    # Imported for their commands: retry, export, unsend, edit join the broadcast group; tags, fields,
+    # show and import the users group.
+    from app.cli import action_cmd, ledger_cmd, tags_cmd  # noqa: F401
     from app.cli.broadcast_cmd import broadcast_group
     from app.cli.guard import guard
     from app.cli.settings_cmd import settings_group

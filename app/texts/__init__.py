@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from app.texts import actions, jobs, presend, schedule, settings, start, variants, wizard
+from app.texts import actions, audience, jobs, presend, schedule, settings, start, variants, wizard
 
-MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, jobs, actions, settings, variants)
+MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, jobs, actions, settings, variants, audience)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:
