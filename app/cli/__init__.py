@@ -6,7 +6,7 @@ def register(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
     # Imported for their commands: retry, export, unsend, edit join the broadcast group; tags, fields,
     # show and import the users group.
-    from app.cli import action_cmd, ledger_cmd, source_tags_cmd, tags_cmd  # noqa: F401
+    from app.cli import action_cmd, import_cmd, ledger_cmd, source_tags_cmd, tags_cmd  # noqa: F401
     from app.cli.broadcast_cmd import broadcast_group
     from app.cli.guard import guard
     from app.cli.settings_cmd import settings_group

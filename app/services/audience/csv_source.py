@@ -13,7 +13,6 @@ import unicodedata
 from collections.abc import Iterator
 
 MAX_LINE_BYTES = 64 * 1024  # a longer line is no user's row: a wrong file, or a binary one
-READ_CHUNK = 64 * 1024
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # Header spellings of the user id column, after lower-casing.
 ID_HEADERS = frozenset({"user_id", "id", "شناسه", "userid"})
@@ -25,31 +24,17 @@ class BadFile(ValueError):
 
 def _lines(raw: io.BufferedIOBase) -> Iterator[str]:
     """Yield the file's lines decoded from UTF-8 (a BOM dropped), refusing UTF-16, other encodings and long lines."""
-    first = raw.read(4)
+    first = raw.peek(4)[:4] if hasattr(raw, "peek") else b""
     if first.startswith(UTF16_BOMS) or b"\x00" in first:
         raise BadFile("the file is UTF-16, not UTF-8: save it as \"CSV UTF-8\"")
     if first.startswith(codecs.BOM_UTF8):
-        first = first[len(codecs.BOM_UTF8):]
+        raw.read(len(codecs.BOM_UTF8))
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    line_no, pending = 0, b""
-    for chunk in _chunks(raw, first):
-        pending += chunk
-        while (cut := pending.find(b"\n")) >= 0:
-            line, pending = pending[:cut + 1], pending[cut + 1:]
-            line_no += 1
-            yield _decode(decoder, line, line_no)
-        if len(pending) > MAX_LINE_BYTES:
-            raise BadFile(f"line {line_no + 1} is longer than {MAX_LINE_BYTES // 1024} KiB: not a CSV of users")
-    if pending:
-        yield _decode(decoder, pending, line_no + 1, final=True)
-
-
-def _chunks(raw: io.BufferedIOBase, first: bytes) -> Iterator[bytes]:
-    """Yield the file's bytes in bounded chunks, starting with those already read."""
-    if first:
-        yield first
-    while chunk := raw.read(READ_CHUNK):
-        yield chunk
+    line_no = 0
+    # readline's limit bounds memory: a line longer than that is refused, never read whole.
+    while line := raw.readline(MAX_LINE_BYTES + 1):
+        line_no += 1
+        yield _decode(decoder, line, line_no, final=not line.endswith(b"\n"))
 
 
 def _decode(decoder, line: bytes, line_no: int, final: bool = False) -> str:

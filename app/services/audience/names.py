@@ -8,6 +8,7 @@ and a tag an operator cannot tell apart from another must not be another.
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -16,6 +17,8 @@ from app.models.user_data import FIELD_NAME_MAX, FIELD_VALUE_MAX, TAG_MAX
 ZWNJ = "\u200c"
 # Arabic letters a Persian keyboard (or a pasted text) may give for the Persian ones.
 PERSIAN_LETTERS = str.maketrans({"\u064a": "\u06cc", "\u0643": "\u06a9"})
+# Unicode's control characters (category Cc): a newline or tab has no place in a one-line value.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 FIELD_NAME = re.compile(rf"[a-z0-9_]{{1,{FIELD_NAME_MAX}}}", re.ASCII)
 
 
@@ -28,6 +31,7 @@ def _allowed_in_tag(ch: str) -> bool:
     return ch in "_-" + ZWNJ or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd"
 
 
+@functools.lru_cache(maxsize=4096)  # a CSV repeats a few tags on every row
 def tag(raw: object) -> str:
     """Return the tag raw names (normalised), or raise BadName saying why in one line."""
     if not isinstance(raw, str):
@@ -61,9 +65,8 @@ def field_value(raw: object) -> str:
         raise BadName("a field value cannot be empty (use `users field unset` to remove one)")
     if len(value) > FIELD_VALUE_MAX:
         raise BadName(f"field value {value[:20]!r}… is {len(value)} characters; at most {FIELD_VALUE_MAX}")
-    bad = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None)
-    if bad is not None:
-        raise BadName(f"field value {value[:20]!r} contains {_show(bad)}")
+    if bad := CONTROL.search(value):
+        raise BadName(f"field value {value[:20]!r} contains {_show(bad.group())}")
     return value
 
 
