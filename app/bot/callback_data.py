@@ -17,6 +17,7 @@ from typing import NamedTuple
 from app.bot.buttons import SPEC
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
+from app.services.audience import tap
 from app.services.broadcast.content.variants import LANG_CODE
 from app.services.broadcast.schedule.send_time import PRESETS
 from app.settings_schema import DEFS
@@ -74,6 +75,8 @@ _ARGS = {
     "option": lambda raw: raw if raw in TOGGLES else None,
     "preset": lambda raw: raw if raw in PRESETS else None,
     "source": lambda raw: raw if valid_source(raw) else None,
+    # A tap button's "<job id>.<mac>" (app.services.audience.tap).
+    "signed": tap.parse_signed,
     # A language version to add (a two-letter code) or "more" (ask for the code).
     "variant": lambda raw: raw if raw == "more" or LANG_CODE.fullmatch(raw) else None,
     # The language version an edit changes: "default" or a two-letter code.

@@ -23,6 +23,7 @@ from app.bot import (
     start,
     subscription,
     tagging,
+    tap_button,
     unsend_edit,
     variant_step,
 )
@@ -63,9 +64,9 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared next to its handler (app.bot.buttons); importing these modules fills the registry.
 BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, history, ledger, presend, retry_screen,
-                  schedule_wizard, subscription, unsend_edit, variant_step)
-# Buttons anyone may press: the opt-out under a copy and its "subscribe again".
-PUBLIC_CALLBACKS = frozenset({"optout", "optin"})
+                  schedule_wizard, subscription, tap_button, unsend_edit, variant_step)
+# Buttons anyone may press: the opt-out under a copy and its "subscribe again", a broadcast's tap button.
+PUBLIC_CALLBACKS = frozenset({"optout", "optin", "tap"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
 DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     spec.action: spec.handler for spec in BUTTONS.values() if spec.bound}

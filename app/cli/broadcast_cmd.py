@@ -122,6 +122,9 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
               help="The --copy-from message is a photo, video, document or other media with a caption: "
                    "--variant texts replace that caption (refused without it).")
 @click.option("--button-text", help="Text of an optional URL button.")
+@click.option("--tap-button", "tap_text", help="Text of a button that tags whoever taps it (with --tap-tag).")
+@click.option("--tap-tag", help="The tag the tap button adds.")
+@click.option("--tap-answer", help="What a tap answers (at most 200 characters; default: a short thanks).")
 @click.option("--button-url", help="http(s) URL of that button.")
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
 @click.option("--lang", "langs", type=click.Choice(LANGS), multiple=True,
@@ -134,7 +137,8 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--protect", is_flag=True, help="Forbid forwarding and saving (protect_content).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
 def create(audience, text, copy_from, message_id, message_ids, variants, copied_media, button_text, button_url,
-           created_by, langs, active_days, joined_days, sources, silent, protect, at) -> None:
+           tap_text, tap_tag, tap_answer, created_by, langs, active_days, joined_days, sources, silent, protect,
+           at) -> None:
     """Create and queue (or schedule, with --at) a broadcast; print the new job's id alone."""
     content = _content(text, copy_from, message_id, message_ids, copied_media)
     try:
@@ -142,13 +146,16 @@ def create(audience, text, copy_from, message_id, message_ids, variants, copied_
     except VariantRefused as exc:
         raise CommandError(f"--variant: {exc}", exit_code=2) from None
     problem = button_problem(button_text, button_url)
+    if (tap_text is None) != (tap_tag is None) or (tap_answer is not None and tap_text is None):
+        problem = "give --tap-button and --tap-tag together (--tap-answer only with them)"
     if problem:
         raise CommandError(problem, exit_code=2)
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience, tuple(langs), active_days, joined_days, sources)
+    tap = {"text": tap_text, "tag": tap_tag, "answer": tap_answer} if tap_text else None
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
-                  variants=checked or None, silent=silent, protect=protect).with_target(target)
+                  variants=checked or None, silent=silent, protect=protect, tap=tap).with_target(target)
     send_at = _send_at(at) if at is not None else None
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.

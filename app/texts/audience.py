@@ -28,4 +28,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "fa": "⚠️ {count} شناسه کاربر ربات نیست (چیزی ساخته نشد): {first}",
         "en": "⚠️ {count} ids are no user of the bot (nothing created): {first}",
     },
+    # --- a broadcast's tap button ---
+    "tap_done": {"fa": "✅ ثبت شد", "en": "✅ Noted"},
+    "tap_custom": {"fa": "{answer}", "en": "{answer}"},
+    "tap_refused": {"fa": "این دکمه دیگر کاری انجام نمی‌دهد.", "en": "This button does nothing any more."},
+    "btn_err_tap": {"fa": "دکمهٔ برچسب: {error}", "en": "tap button: {error}"},
 }

@@ -22,6 +22,7 @@ WIRE = {
     "w.var": ("add_variant", "variant", True), "a.ev": ("edit_variant", "edit_variant", True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.sub": ("optin", None, False),
+    "b.tap": ("tap", "signed", False),  # a broadcast's tag-on-tap button (app/bot/tap_button.py)
 }
 
 

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 # The job columns a retry copies: its content, its audience as shown, its send options.
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
           "content_type", "from_chat_id", "source_message_id", "source_message_ids", "text", "variants", "parse_mode",
-          "button_text", "button_url", "silent", "protect", "optout_button")
+          "button_text", "button_url", "silent", "protect", "optout_button", "tap_text", "tap_tag", "tap_answer")
 
 
 class NotRetryable(ValueError):

@@ -13,6 +13,7 @@ from app.repository import broadcast_population as population
 from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.audience import tap as tap_button
 from app.services.broadcast.content import text_rules
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
@@ -100,13 +101,13 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
                button_url: str | None = None, settings: dict | None = None, progress_chat_id: int | None = None,
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
                action: str = audit.CREATED, send_at: datetime | None = None,
-               variants: dict | None = None) -> BroadcastJob:
+               variants: dict | None = None, tap: dict | None = None) -> BroadcastJob:
     """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
 
     send_at (naive UTC) must lie ahead on the database's clock; the job then
     waits as 'scheduled' until cron releases it. variants: {language code:
     text or caption} (app.services.broadcast.content.variants); each item records
-    the one its recipient gets.
+    the one its recipient gets. tap: {"text", "tag", "answer"}, a tag-on-tap button.
     """
     if not isinstance(audience, Audience) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
@@ -121,6 +122,7 @@ def create_job(*, audience: Audience | str, created_by: int | None, content: dic
     fields = _content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and button_text:
         raise ValueError("an album carries no button (Telegram allows none)")
+    fields.update(tap_button.check_tap(tap, fields["content_type"]))
     checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
     variants_service.require_known_media(checked, content)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
@@ -156,7 +158,7 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
     return create_job(audience=draft.target, created_by=created_by, content=draft.content,
                       button_text=draft.button_text, button_url=draft.button_url, settings=settings,
                       progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
-                      actor=actor, action=action, send_at=send_at, variants=draft.variants)
+                      actor=actor, action=action, send_at=send_at, variants=draft.variants, tap=draft.tap)
 
 
 def insert_draft(settings: dict | None, **columns) -> BroadcastJob:

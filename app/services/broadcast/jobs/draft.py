@@ -24,6 +24,7 @@ class Draft:
     filters: dict | None = None     # ... and its filters: {"langs": [...], "active_days": n, "joined_days": n,
     #                                 "sources": [...]}
     variants: dict | None = None    # language variants, {code: text or caption} (content/variants.py)
+    tap: dict | None = None         # a tag-on-tap button: {"text", "tag", "answer"} (app/services/audience/tap.py)
     silent: bool = False
     protect: bool = False
     paid_ok: bool = False           # a paid broadcast's first Confirm was pressed

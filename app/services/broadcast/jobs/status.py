@@ -76,6 +76,8 @@ class JobView:
     click_total: int = 0
     # Language variants: per variant ("default" first), its items by status; None for a job without variants.
     variants: dict | None = None
+    # A tag-on-tap button (app.services.audience.tap): its tag, verified presses and the users it tagged.
+    tap: dict | None = None
 
     @property
     def click_rate(self) -> float | None:
@@ -118,6 +120,7 @@ class JobView:
             "schedule_missed": self.schedule_missed,
             "clicks": self.clicks, "click_total": self.click_total, "click_rate": self.click_rate,
             **({"variants": self.variants} if self.variants is not None else {}),
+            **({"tap": self.tap} if self.tap is not None else {}),
         }
 
 
@@ -160,6 +163,8 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         has_button=bool(job.button_url) and job.content_type != CONTENT_ALBUM and job.kind != KIND_UNSEND,
         clicks=job.clicks_unique or 0, click_total=job.clicks_total or 0,
         variants=variants,
+        tap={"tag": job.tap_tag, "presses": job.tap_presses or 0, "tagged": job.tap_tagged or 0}
+        if job.tap_tag else None,
     )
 
 
