@@ -15,8 +15,9 @@ ADMIN_ID = 1001
 MAIN_CHANNEL_ID = -1001234567890
 # Child tables first so foreign keys never block the cleanup.
 TABLES = ("recurring_occurrences", "recurring_broadcasts", "audit_log", "broadcast_job_items", "broadcast_jobs",
-          "admin_states", "processed_updates", "settings", "user_tags", "user_fields", "segments", "users",
-          "telegram_budget", "telegram_chat_pace", "album_parts", "pump_runs", "cron_watch", "stats_snapshots")
+          "admin_states", "processed_updates", "settings", "source_tags", "import_rows", "user_tags", "user_fields",
+          "segments", "users", "telegram_budget", "telegram_chat_pace", "album_parts", "pump_runs", "cron_watch",
+          "stats_snapshots")
 SIM_DEFAULTS = dict(
     latency_ms=0, latency_jitter_ms=0, global_rate=30, paid_rate=1000, per_chat_limits=True,
     fail_429_ratio=0.0, fail_5xx_ratio=0.0, fail_5xx_after_delivery_ratio=0.0,

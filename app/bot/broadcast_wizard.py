@@ -89,13 +89,14 @@ def take_message(ctx: BotContext, draft: Draft) -> None:
 
 
 def take_button(ctx: BotContext, draft: Draft) -> None:
-    """Accept "text | URL" or explain what is wrong and stay on the step."""
+    """Accept "text | URL" or "text | tag:TAG | answer", or explain what is wrong and stay on the step."""
     try:
-        label, url = drafts.parse_url_button(ctx.update.message.text)
+        tap = drafts.parse_tap_button(ctx.update.message.text)
+        label, url = (None, None) if tap else drafts.parse_url_button(ctx.update.message.text)
     except drafts.DraftError as exc:
         ctx.reply("wiz_bad_button", reason=ctx.text(exc.key, **exc.values))
         return
-    to_audience(ctx, replace(draft, button_text=label, button_url=url))
+    to_audience(ctx, replace(draft, button_text=label, button_url=url, tap=tap))
 
 
 @button("w.no_button")
@@ -105,7 +106,7 @@ def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     if draft is None:
         return
     ctx.answer()
-    to_audience(ctx, replace(draft, button_text=None, button_url=None))
+    to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None))
 
 
 def to_audience(ctx: BotContext, draft: Draft) -> None:

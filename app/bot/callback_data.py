@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
+from app.services.audience import tap
 from app.services.broadcast.content.methods import OPTOUT_DATA, OPTOUT_JOB_PREFIX
 from app.services.broadcast.content.variants import LANG_CODE
 from app.services.broadcast.schedule.send_time import PRESETS
@@ -60,24 +61,19 @@ DECLARED: tuple[Declaration, ...] = (
     ("r.ok", "retry_ok", None, True), ("r.no", "retry_no", None, True),
     ("j.unsend", "unsend", "id", False), ("j.edit", "edit_all", "id", False),
     ("a.ev", "edit_variant", "edit_variant", True), ("a.yes", "act_yes", None, True), ("a.no", "act_no", None, True),
-    ("j.chart", "chart", "id", False),
-    ("rc.pause", "rec_pause", "id", False),
-    ("rc.resume", "rec_resume", "id", False),
-    ("rc.stop", "rec_stop", "id", False),
-    ("rc.stop_yes", "rec_stop_yes", "id", False),
+    ("j.chart", "chart", "id", False),  # the results picture
+    # Recurring broadcasts (/recurring).
+    ("rc.pause", "rec_pause", "id", False), ("rc.resume", "rec_resume", "id", False),
+    ("rc.stop", "rec_stop", "id", False), ("rc.stop_yes", "rec_stop_yes", "id", False),
     ("rc.back", "rec_back", "id", False),
-    ("w.segs", "segments", "id", True),
-    ("w.seg", "segment", "id", True),
-    ("w.xsegs", "exclude_list", "id", True),
-    ("w.xseg", "exclude_toggle", "id", True),
-    ("j.exp", "expire", "id", False),
-    ("a.exh", "expire_hours", "id", True),
-    ("a.exo", "expire_off", None, True),
-    ("j.pin", "pin", "id", False),
-    ("j.unpin", "unpin", "id", False),
-    ("a.pns", "pin_silent", None, True),
-    ("a.pnn", "pin_notify", None, True),
-    ("a.upy", "unpin_yes", None, True),
+    # Saved segments: a list page or a segment id, bound to the draft or the preview.
+    ("w.segs", "segments", "id", True), ("w.seg", "segment", "id", True),
+    ("w.xsegs", "exclude_list", "id", True), ("w.xseg", "exclude_toggle", "id", True),
+    # After sending: pin / unpin everywhere and auto-expiry.
+    ("j.pin", "pin", "id", False), ("j.unpin", "unpin", "id", False),
+    ("a.pns", "pin_silent", None, True), ("a.pnn", "pin_notify", None, True), ("a.upy", "unpin_yes", None, True),
+    ("j.exp", "expire", "id", False), ("a.exh", "expire_hours", "id", True), ("a.exo", "expire_off", None, True),
+    (tap.PREFIX, "tap", "signed", False),  # a broadcast's tag-on-tap button: anyone who got it may press it
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     (OPTOUT_DATA, "optout", None, False), (OPTOUT_JOB_PREFIX, "optout_job", "id", False),
     ("u.sub", "optin", None, False),
@@ -124,6 +120,8 @@ _ARGS = {
     "option": lambda raw: raw if raw in TOGGLES else None,
     "preset": lambda raw: raw if raw in PRESETS else None,
     "source": lambda raw: raw if valid_source(raw) else None,
+    # A tap button's "<job id>.<mac>" (app.services.audience.tap).
+    "signed": tap.parse_signed,
     # A language version to add (a two-letter code) or "more" (ask for the code).
     "variant": lambda raw: raw if raw == "more" or LANG_CODE.fullmatch(raw) else None,
     # The language version an edit changes: "default" or a two-letter code.

@@ -1,8 +1,9 @@
-"""Pure checks of what an admin sends the wizard: the message and the link button."""
+"""Pure checks of what an admin sends the wizard: the message, the link button or the tap button."""
 from __future__ import annotations
 
 from telegram import Message
 
+from app.services.audience.tap import check_tap
 from app.services.broadcast.content.button_url import url_problem
 from app.services.broadcast.content.greeting import has_greeting
 from app.services.broadcast.content.text_rules import CAPTION_LIMIT, TEXT_LIMIT, measured, utf16_len
@@ -51,6 +52,22 @@ def personalise(message: Message, content: dict) -> tuple[dict, str | None]:
     if has_greeting(message.caption):
         return content, "wiz_cannot_personalise"
     return content, None
+
+
+def parse_tap_button(text: str | None) -> dict | None:
+    """Return "text | tag:TAG | answer" as a tap button ({"text", "tag", "answer"}), None when it is no such form.
+
+    Raises DraftError when the form is right but a part is not (the tag, a length).
+    """
+    parts = [part.strip() for part in (text or "").split("|")]
+    if len(parts) not in (2, 3) or not parts[1].lower().startswith("tag:"):
+        return None
+    tap_button = {"text": parts[0], "tag": parts[1][4:], "answer": parts[2] if len(parts) == 3 else None}
+    try:
+        check_tap(tap_button, "text")
+    except ValueError as exc:
+        raise DraftError("btn_err_tap", error=str(exc).removeprefix("tap button: ")) from None
+    return tap_button
 
 
 def parse_url_button(text: str | None) -> tuple[str, str]:

@@ -27,6 +27,8 @@ from app.bot import (
     segment_step,
     start,
     subscription,
+    tagging,
+    tap_button,
     unsend_edit,
     variant_step,
 )
@@ -56,6 +58,8 @@ COMMANDS: dict[str, Handler] = {
     "jobs": history.on_jobs,
     "scheduled": schedule_wizard.on_list,
     "recurring": recurring.on_list,
+    "tag": tagging.on_tag,
+    "untag": tagging.on_untag,
 }
 # Reply-keyboard buttons, recognised in every language.
 MENU_BUTTONS: dict[str, Handler] = {
@@ -68,10 +72,10 @@ MENU_BUTTONS: dict[str, Handler] = {
 # and handled() refuses to start with a declared button no handler took.
 BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, expiry_screen, history, ledger, pin_screen,
                   presend, recurring, results_chart, retry_screen, schedule_wizard, segment_step, subscription,
-                  unsend_edit, variant_step)
+                  tap_button, unsend_edit, variant_step)
 BUTTONS = handled()
-# Buttons anyone may press: the opt-out under a copy and its "subscribe again".
-PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin"})
+# Buttons anyone may press: the opt-out under a copy and its "subscribe again", a broadcast's tap button.
+PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin", "tap"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
 DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     spec.action: spec.handler for spec in BUTTONS.values() if spec.bound}

@@ -9,6 +9,7 @@ from app.bot.context import BotContext
 from app.bot.profile import profile_of
 from app.models.audience import valid_source
 from app.services import admins, users
+from app.services.audience import source_tags
 
 log = logging.getLogger(__name__)
 # One getChatMember call may take this long; it runs after commit, off the transaction.
@@ -36,7 +37,9 @@ def source_of(text: str | None) -> str | None:
 def on_start(ctx: BotContext) -> None:
     """Store the user, answer the welcome, and look up unknown channel membership once."""
     user = ctx.update.effective_user
-    status, _created = users.register_start(profile_of(user), source=source_of(ctx.update.message.text))
+    source = source_of(ctx.update.message.text)
+    status, _created = users.register_start(profile_of(user), source=source)
+    source_tags.tag_from_start(user.id, source)  # every start with the link, not only the first
     text = ctx.text("welcome", name=user.first_name or "")
     markup = None
     if ctx.is_admin():

@@ -4,7 +4,17 @@ from flask import Flask
 
 def register(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
-    from app.cli import action_cmd, after_send_cmd, ledger_cmd, report_cmd  # noqa: F401  (retry, export, unsend, edit, pin, expire, report)
+    # Imported for their commands: retry, export, unsend, edit, pin, expire and report join the broadcast group;
+    # tags, fields, show and import the users group.
+    from app.cli import (  # noqa: F401
+        action_cmd,
+        after_send_cmd,
+        import_cmd,
+        ledger_cmd,
+        report_cmd,
+        source_tags_cmd,
+        tags_cmd,
+    )
     from app.cli.broadcast_cmd import broadcast_group
     from app.cli.guard import guard
     from app.cli.recurring_cmd import recurring_group

@@ -128,6 +128,9 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
               help="The --copy-from message is a photo, video, document or other media with a caption: "
                    "--variant texts replace that caption (refused without it).")
 @click.option("--button-text", help="Text of an optional URL button.")
+@click.option("--tap-button", "tap_text", help="Text of a button that tags whoever taps it (with --tap-tag).")
+@click.option("--tap-tag", help="The tag the tap button adds.")
+@click.option("--tap-answer", help="What a tap answers (at most 200 characters; default: a short thanks).")
 @click.option("--button-url", help="http(s) URL of that button.")
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
 @click.option("--lang", "langs", type=click.Choice(LANGS), multiple=True,
@@ -147,8 +150,8 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
                                                   "at most 47h). Cron runs it.")
 @every_options
 def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
-           button_url, created_by, langs, active_days, joined_days, sources, silent, protect, urgent, unsubscribe, at,
-           every, until, count, if_missed, expire_after) -> None:
+           button_url, tap_text, tap_tag, tap_answer, created_by, langs, active_days, joined_days, sources, silent,
+           protect, urgent, unsubscribe, at, every, until, count, if_missed, expire_after) -> None:
     """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
     check_every(every, until, count, if_missed, at)
     if every is not None and expire_after is not None:
@@ -159,14 +162,17 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
     except VariantRefused as exc:
         raise CommandError(f"--variant: {exc}", exit_code=2) from None
     problem = button_problem(button_text, button_url)
+    if (tap_text is None) != (tap_tag is None) or (tap_answer is not None and tap_text is None):
+        problem = "give --tap-button and --tap-tag together (--tap-answer only with them)"
     if problem:
         raise CommandError(problem, exit_code=2)
     if audience in MEMBER_AUDIENCES and current_app.config.get("MAIN_CHANNEL_ID") is None:
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience or "all", tuple(langs), active_days, joined_days, sources)
+    tap = {"text": tap_text, "tag": tap_tag, "answer": tap_answer} if tap_text else None
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   variants=checked or None, silent=silent, protect=protect, urgent=urgent,
-                  unsubscribe=unsubscribe).with_target(target)
+                  unsubscribe=unsubscribe, tap=tap).with_target(target)
     draft = segment_draft(draft, audience, segment, excludes)
     if every is not None:
         create_series(draft, every, until, count, if_missed, created_by)

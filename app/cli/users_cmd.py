@@ -16,7 +16,7 @@ MESSAGES = {
     (False, True): "opted back in to broadcasts", (False, False): "was not opted out (receives broadcasts)",
 }
 
-users_group = AppGroup("users", help="Act for one user: opt them out of broadcasts or back in.")
+users_group = AppGroup("users", help="Act for users: opt-out and opt-in, tags, custom fields, CSV import.")
 
 
 def _set(user_id: int, opted_out: bool) -> None:

@@ -11,9 +11,8 @@ from app.models.setting import Setting
 from app.models.stats_snapshot import StatsSnapshot
 from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
-from app.models.user_data import UserField, UserTag
+from app.models.user_data import ImportRow, SourceTag, UserField, UserTag
 
-__all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "CronWatch", "ProcessedUpdate",
-           "PumpRun", "RecurringBroadcast", "RecurringOccurrence", "Segment", "Setting", "StatsSnapshot",
-           "TelegramBudget", "TelegramChatPace", "User",
-           "UserField", "UserTag"]
+__all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "CronWatch", "ImportRow",
+           "ProcessedUpdate", "PumpRun", "RecurringBroadcast", "RecurringOccurrence", "Segment", "Setting", "SourceTag",
+           "StatsSnapshot", "TelegramBudget", "TelegramChatPace", "User", "UserField", "UserTag"]

@@ -179,6 +179,13 @@ class BroadcastJob(db.Model):
     parse_mode: Mapped[str | None] = mapped_column(String(16))
     button_text: Mapped[str | None] = mapped_column(String(64))
     button_url: Mapped[str | None] = mapped_column(String(512))
+    # "Tag on tap": a callback button that tags whoever presses it and answers them (app.services.audience.tap).
+    tap_text: Mapped[str | None] = mapped_column(String(64))
+    tap_tag: Mapped[str | None] = mapped_column(String(64))
+    tap_answer: Mapped[str | None] = mapped_column(String(200))
+    # Verified presses, and the users they tagged (a second press, or a user already tagged, adds none).
+    tap_presses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    tap_tagged: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     batch_size: Mapped[int] = mapped_column(Integer, default=25)
     total_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     sent_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

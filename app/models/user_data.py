@@ -47,3 +47,31 @@ class UserField(db.Model):
     name: Mapped[str] = mapped_column(exact(FIELD_NAME_MAX), primary_key=True)
     value: Mapped[str] = mapped_column(exact(FIELD_VALUE_MAX), nullable=False)
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+
+class SourceTag(db.Model):
+    """A deep link's tag: a user who starts with /start SOURCE gets TAG (each time; idempotent)."""
+
+    __tablename__ = "source_tags"
+    __table_args__ = (MYSQL_TABLE_ARGS,)
+
+    # A /start payload is case-sensitive ([A-Za-z0-9_-]{1,64}): byte-exact, like the tag.
+    source: Mapped[str] = mapped_column(exact(64), primary_key=True)
+    tag: Mapped[str] = mapped_column(exact(TAG_MAX), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+
+class ImportRow(db.Model):
+    """One staged change of a CSV import (tag added or removed, field set), applied all at once or not at all."""
+
+    __tablename__ = "import_rows"
+    __table_args__ = (MYSQL_TABLE_ARGS,)
+
+    import_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    # "+" add tag, "-" remove tag, "=" set field.
+    op: Mapped[str] = mapped_column(String(1), nullable=False)
+    name: Mapped[str] = mapped_column(exact(FIELD_NAME_MAX), nullable=False)
+    value: Mapped[str | None] = mapped_column(exact(FIELD_VALUE_MAX))
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)

@@ -11,6 +11,7 @@ from app.models.base import fit
 from app.models.user import CHANNEL_MEMBER, CHANNEL_NOT_MEMBER, CHANNEL_UNKNOWN, User
 from app.repository import users as repo
 from app.services import audit
+from app.services.audience import tags
 from app.telegram.errors import TelegramError
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,10 @@ def set_opted_out(profile: Profile, opted_out: bool, now=None) -> bool:
     """
     now = now or utcnow()
     repo.insert_or_get(profile.id, now, **profile.columns())
-    return repo.set_opted_out(profile.id, opted_out, now) > 0
+    changed = repo.set_opted_out(profile.id, opted_out, now) > 0
+    if changed or opted_out:
+        tags.mark_opted_out(profile.id, opted_out)
+    return changed
 
 
 def set_opted_out_by_id(user_id: int, opted_out: bool, actor: str) -> bool | None:
@@ -101,6 +105,8 @@ def set_opted_out_by_id(user_id: int, opted_out: bool, actor: str) -> bool | Non
         db.session.rollback()
         return None
     changed = repo.set_opted_out(user_id, opted_out, utcnow()) > 0
+    if changed or opted_out:
+        tags.mark_opted_out(user_id, opted_out)
     if changed:
         audit.record(actor, audit.OPTED_OUT if opted_out else audit.OPTED_IN, None, f"user {user_id}")
     db.session.commit()

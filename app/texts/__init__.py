@@ -10,6 +10,7 @@ from types import ModuleType
 from app.texts import (
     actions,
     after_send,
+    audience,
     jobs,
     presend,
     recurring,
@@ -24,7 +25,8 @@ from app.texts import (
 )
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
-                                   results, rules, segments, after_send)
+                                   results, rules, segments, after_send,
+                                   audience)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

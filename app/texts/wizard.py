@@ -20,8 +20,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "❌ This kind of message cannot be broadcast. Send text, a photo, video, file, audio or sticker.",
     },
     "wiz_ask_button": {
-        "fa": "دکمه‌ی لینک‌دار می‌خواهید؟ به این شکل بفرستید:\nمتن دکمه | https://example.com\nیا «بدون دکمه» را بزنید.",
-        "en": "Want a link button? Send it like this:\nButton text | https://example.com\nor tap “No button”.",
+        "fa": "دکمه‌ی لینک‌دار می‌خواهید؟ به این شکل بفرستید:\nمتن دکمه | https://example.com\n"
+              "یا دکمه‌ای که به هر کس آن را بزند برچسب می‌دهد:\nمتن دکمه | tag:برچسب | پاسخ کوتاه\n"
+              "یا «بدون دکمه» را بزنید.",
+        "en": "Want a link button? Send it like this:\nButton text | https://example.com\n"
+              "or a button that tags whoever taps it:\nButton text | tag:TAG | short answer\nor tap “No button”.",
     },
     "wiz_bad_button": {
         "fa": "❌ دکمه پذیرفته نشد: {reason}\nنمونه: مشاهده سایت | https://example.com",

@@ -38,6 +38,7 @@ WIRE = {
     "a.exh": ("expire_hours", "id", True), "a.exo": ("expire_off", None, True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.out": ("optout_job", "id", False), "u.sub": ("optin", None, False),
+    "b.tap": ("tap", "signed", False),  # a broadcast's tag-on-tap button (app/bot/tap_button.py)
 }
 
 

@@ -1,1 +1,1 @@
-"""The audience model: users' tags and custom fields, CSV import, and saved segments."""
+"""The audience model: users' tags and custom fields, deep-link tags, tap buttons, CSV import, saved segments."""

@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
           "audience_rule",
           "content_type", "from_chat_id", "source_message_id", "source_message_ids", "text", "variants", "parse_mode",
-          "button_text", "button_url", "silent", "protect", "optout_button", "urgent")
+          "button_text", "button_url", "silent", "protect", "optout_button", "urgent", "tap_text", "tap_tag",
+          "tap_answer")
 
 
 class NotRetryable(ValueError):

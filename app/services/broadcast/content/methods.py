@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from app.models.broadcast import (
+    ACTION_KINDS,
     CONTENT_ALBUM,
     CONTENT_COPY,
     CONTENT_TEXT,
@@ -10,6 +11,7 @@ from app.models.broadcast import (
     KIND_UNSEND,
     BroadcastJob,
 )
+from app.services.audience import tap
 from app.services.broadcast.content import variants
 from app.services.broadcast.jobs import creation
 from app.texts import LANGS, t
@@ -25,6 +27,15 @@ def url_button(text: str | None, url: str | None) -> dict | None:
     if not text or not url:
         return None
     return {"inline_keyboard": [[{"text": text, "url": url}]]}
+
+
+def with_tap(markup: dict | None, job: BroadcastJob) -> dict | None:
+    """Return markup with the job's tap button as a row of its own (an edit's presses count for its source)."""
+    if not job.tap_text:
+        return markup
+    sender = job.source_job_id if job.kind in ACTION_KINDS else job.id
+    rows = (markup or {}).get("inline_keyboard", [])
+    return {"inline_keyboard": [*rows, [{"text": job.tap_text, "callback_data": tap.callback_data(sender)}]]}
 
 
 def with_optout(markup: dict | None, job: BroadcastJob) -> dict | None:
@@ -49,7 +60,7 @@ def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
         album = {"from_chat_id": job.from_chat_id, "message_ids": creation.album_ids(job)}
         return "copyMessages", {**album, **send_options(job)}
     params: dict = {}
-    if markup := with_optout(url_button(job.button_text, job.button_url), job):
+    if markup := with_optout(with_tap(url_button(job.button_text, job.button_url), job), job):
         params["reply_markup"] = markup
     if paid:
         params["allow_paid_broadcast"] = True
@@ -88,7 +99,7 @@ def action_params(job: BroadcastJob) -> tuple[str, dict]:
     if job.kind == KIND_UNSEND:
         return ("deleteMessages", {}) if job.content_type == CONTENT_ALBUM else ("deleteMessage", {})
     params: dict = {"parse_mode": job.parse_mode or "HTML"}
-    markup = with_optout(url_button(job.button_text, job.button_url), job)
+    markup = with_optout(with_tap(url_button(job.button_text, job.button_url), job), job)
     if job.content_type != CONTENT_ALBUM and markup:
         params["reply_markup"] = markup
     if job.content_type == CONTENT_ALBUM:

@@ -4,10 +4,14 @@ Telegram parses the HTML first and measures what it shows: UTF-16 code units of
 the visible text (tags removed, `&amp;` one `&`). A text with {first_name} is
 measured with the placeholder as the longest fallback name; a recipient with a
 longer name can still get a copy Telegram finds too long (that copy alone fails).
+A custom field ({field:plan}) is measured as its longest value, 255 characters
+(or its fallback, when longer): a text that passes fits whatever value a user
+has, but for values of emoji beyond the BMP (two UTF-16 units each), whose
+copy alone fails the same way.
 """
 from __future__ import annotations
 
-from app.services.broadcast.content import greeting
+from app.services.broadcast.content import field_text, greeting
 from app.services.broadcast.content.telegram_html import HtmlError, parse_html, utf16_len
 from app.texts import TEXTS
 
@@ -34,7 +38,7 @@ def fallback_name() -> str:
 
 def measured(plain: str) -> int:
     """Return the UTF-16 length of a visible text, {first_name} counted as the longest fallback name."""
-    return utf16_len(plain.replace(greeting.PLACEHOLDER, fallback_name()))
+    return utf16_len(field_text.longest(plain.replace(greeting.PLACEHOLDER, fallback_name())))
 
 
 def visible_length(html: str) -> int:
@@ -54,16 +58,18 @@ def html_problem(html: str) -> str | None:
 def check(html: str | None, limit: int = TEXT_LIMIT, what: str = "text") -> str:
     """Return the HTML text stripped, or raise TextRefused: empty, HTML Telegram cannot parse, or over limit."""
     html = (html or "").strip()
-    problem = html_problem(html)
+    problem = html_problem(html) or field_text.problem(html)
     if problem:
         raise TextRefused(f"broken HTML (Telegram: can't parse entities): {problem}", BAD_HTML, problem=problem)
     # The name goes into the HTML before Telegram parses it, so measure the text rendered the same way.
-    plain = parse_html(html.replace(greeting.PLACEHOLDER, fallback_name()))[0]
+    plain = parse_html(field_text.longest(html.replace(greeting.PLACEHOLDER, fallback_name())))[0]
     if not plain.strip():
         raise TextRefused(f"the {what} is empty", EMPTY, limit=limit)
     length = utf16_len(plain)
     if length > limit:
         note = f" ({greeting.PLACEHOLDER} counted as {fallback_name()!r})" if greeting.has_greeting(html) else ""
+        if field_text.names_in(html):
+            note += " (each {field:…} counted as its longest value, 255 characters)"
         raise TextRefused(f"the {what} is {length} characters as Telegram counts them (UTF-16 units of the "
                           f"visible text){note}; at most {limit}", TOO_LONG, length=length, limit=limit)
     return html

@@ -15,6 +15,7 @@ from app.repository import broadcast_schedule as schedule_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
+from app.services.audience import tap as tap_button
 from app.services.broadcast.content import text_rules
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
@@ -99,7 +100,8 @@ def album_ids(job: BroadcastJob) -> list[int]:
 
 
 def check_content(audience: Audience | Target | str, content: dict, button_text: str | None, button_url: str | None,
-                  variants: dict | None, optout_button: bool | None = None) -> tuple[Audience | Target, dict, dict]:
+                  variants: dict | None, optout_button: bool | None = None,
+                  tap: dict | None = None) -> tuple[Audience | Target, dict, dict]:
     """Refuse what Telegram would refuse (ValueError); return the audience, the content's job columns, the variants."""
     if not isinstance(audience, Audience | Target) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
@@ -111,6 +113,7 @@ def check_content(audience: Audience | Target | str, content: dict, button_text:
     fields = _content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and (button_text or optout_button):
         raise ValueError("an album carries no button (Telegram allows none): users unsubscribe with /stop")
+    fields.update(tap_button.check_tap(tap, fields["content_type"]))
     checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
     variants_service.require_known_media(checked, content)
     return (audience if isinstance(audience, Target) else Audience.of(audience)), fields, checked
@@ -122,7 +125,7 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
                action: str = audit.CREATED, send_at: datetime | None = None,
                variants: dict | None = None, urgent: bool = False,
-               optout_button: bool | None = None) -> BroadcastJob:
+               optout_button: bool | None = None, tap: dict | None = None) -> BroadcastJob:
     """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
 
     send_at (naive UTC) must lie ahead on the database's clock; the job then
@@ -130,11 +133,13 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
     text or caption} (app.services.broadcast.content.variants); each item records
     the one its recipient gets. urgent: sent through quiet hours; optout_button:
     the unsubscribe button under each copy (None: the setting broadcast_optout_button).
-    A Target (a segment, exclusions) is stored whole on the job: population runs now, from this copy.
+    tap: {"text", "tag", "answer"}, a tag-on-tap button. A Target (a segment,
+    exclusions) is stored whole on the job: population runs now, from this copy.
     """
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
-    audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button)
+    audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button,
+                                              tap)
     columns = _audience_columns(audience)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     job = insert_draft(settings, **columns, silent=bool(silent), protect=bool(protect),
@@ -187,7 +192,7 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
                       button_text=draft.button_text, button_url=draft.button_url, settings=settings,
                       progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
                       actor=actor, action=action, send_at=send_at, variants=draft.variants, urgent=draft.urgent,
-                      optout_button=draft.unsubscribe)
+                      optout_button=draft.unsubscribe, tap=draft.tap)
 
 
 def insert_draft(settings: dict | None, **columns) -> BroadcastJob:

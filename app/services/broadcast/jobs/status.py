@@ -87,6 +87,8 @@ class JobView:
     # A segment job: the segment it was sent to (None: a plain audience) and the segments left out, as created.
     segment: str | None = None
     exclude_segments: tuple[str, ...] = ()
+    # A tag-on-tap button (app.services.audience.tap): its tag, verified presses and the users it tagged.
+    tap: dict | None = None
 
     @property
     def click_rate(self) -> float | None:
@@ -133,6 +135,7 @@ class JobView:
             "quiet_paused": self.quiet_paused,
             "segment": self.segment, "exclude_segments": list(self.exclude_segments),
             **({"variants": self.variants} if self.variants is not None else {}),
+            **({"tap": self.tap} if self.tap is not None else {}),
         }
 
 
@@ -178,6 +181,8 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         unsubscribe_button=bool(job.optout_button) and job.kind == KIND_SEND, unsubscribed=job.unsubscribed_count or 0,
         urgent=bool(job.urgent), quiet_paused=job.status == PAUSED and job.pause_kind == QUIET_PAUSE,
         **_segments(job),
+        tap={"tag": job.tap_tag, "presses": job.tap_presses or 0, "tagged": job.tap_tagged or 0}
+        if job.tap_tag else None,
     )
 
 

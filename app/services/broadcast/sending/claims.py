@@ -8,6 +8,8 @@ from typing import NamedTuple
 from app.extensions import db
 from app.models.broadcast import ACTION_KINDS, BroadcastJob
 from app.repository import broadcast_claims as items
+from app.services.audience import fields as fields_service
+from app.services.broadcast.content import field_text
 from app.services.broadcast.content.greeting import is_personal
 
 log = logging.getLogger(__name__)
@@ -32,6 +34,8 @@ class Claim(NamedTuple):
     part_ids: list[int] | None = None
     # The recipient's language variant (None: the default content).
     variant: str | None = None
+    # The recipient's custom fields the text asks for ({field:plan}), read for the whole block at once.
+    fields: dict[str, str] | None = None
 
 
 class ClaimCursor:
@@ -49,6 +53,8 @@ class ClaimCursor:
         # A send with language variants reads each claimed item's variant (an action's read always does:
         # the pump refuses to give an edited copy another variant's text, so it must know each copy's).
         self.variants = bool(job.variants)
+        # Custom fields the text asks for: one query per read of pending items, never one per copy.
+        self.fields = field_text.job_fields(job)
         self.last_id, self.exhausted = 0, False
         self.rescans_when_idle = 0
 
@@ -89,6 +95,14 @@ class ClaimCursor:
                 self.exhausted = True
 
     def _next_pending(self) -> list[Claim]:
+        """Read the next batch of pending items, with the custom fields their text asks for."""
+        rows = self._next_rows()
+        if not self.fields or not rows:
+            return rows
+        values = fields_service.values_for([claim.user_id for claim in rows], self.fields)
+        return [claim._replace(fields=values.get(claim.user_id, {})) for claim in rows]
+
+    def _next_rows(self) -> list[Claim]:
         """Read the next batch of pending items, with each one's copy (actions), name (greetings) and variant."""
         if self.action:
             rows = items.next_pending_targets(self.job_id, self.last_id, self.batch_size)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from app.models.broadcast import ACTION_KINDS, KIND_EDIT, REPEATABLE_KINDS, BroadcastJob
-from app.services.broadcast.content import greeting, text_rules
+from app.services.broadcast.content import field_text, greeting, text_rules
 from app.services.broadcast.content.methods import action_params, by_variant, message_params, target_params
 from app.services.broadcast.reporting import clicks
 from app.services.broadcast.sending.claims import Claim
@@ -25,7 +25,9 @@ class Copies:
         self.strict = job.kind == KIND_EDIT  # an edit's copies get their own variant's text, or none
         if self.strict and job.text is None:
             del self.calls[None]  # an edit of named variants only: the default's copies are not its to edit
-        self.personal = greeting.is_personal(job)  # each copy greets its recipient by name
+        # Each copy greets its recipient by name, or fills in their custom fields ({field:plan}).
+        self.fields = bool(field_text.job_fields(job))
+        self.personal = greeting.is_personal(job) or self.fields
         self.track = clicks.tracker(job)  # each copy's button gets its own tracked link (see clicks.tracker)
 
     def call_for(self, claim: Claim) -> tuple[str, dict] | Outcome:
@@ -50,7 +52,8 @@ class Copies:
             return params
         # A send or a text edit carries "text"; an album's edit, its "caption".
         key = "caption" if "caption" in params else "text"
-        return {**params, key: greeting.render(params[key], claim.first_name, lang_of(claim.language_code))}
+        text = greeting.render(params[key], claim.first_name, lang_of(claim.language_code))
+        return {**params, key: field_text.render(text, claim.fields or {}) if self.fields else text}
 
     def too_long(self, params: dict) -> Outcome | None:
         """Return the failure of a personal copy its recipient's name made too long for Telegram, else None.

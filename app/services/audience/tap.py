@@ -1,0 +1,89 @@
+"""Tag on tap: a broadcast's callback button that tags whoever presses it and answers them.
+
+Callback data is `b.tap:<job id>.<mac>`: the mac is 48 bits of HMAC-SHA256
+over the job id, keyed by a key derived from PUMP_TOKEN, so a press naming
+another job id is refused before any read (a user client can send any data
+under a message). A press with a valid mac still changes something only when
+the job carries a tap button and the presser is one of its recipients.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+
+from flask import current_app
+from sqlalchemy import select, update
+
+from app.extensions import db
+from app.models.broadcast import CONTENT_ALBUM, BroadcastJob, BroadcastJobItem
+from app.services.audience import names, tags
+
+PREFIX = "b.tap"
+KEY_LABEL = b"tap-v1"
+MAC_CHARS = 8  # base64url of 6 bytes
+ANSWER_MAX = 200  # Telegram's limit on answerCallbackQuery's text
+TEXT_MAX = 64  # the tap_text column
+SIGNED = re.compile(r"([1-9][0-9]{0,18})\.([A-Za-z0-9_-]{8})", re.ASCII)
+
+
+def _mac(job_id: int) -> str:
+    """Return the job's button mac (8 URL-safe characters)."""
+    key = hmac.new(current_app.config["PUMP_TOKEN"].encode(), KEY_LABEL, hashlib.sha256).digest()
+    digest = hmac.new(key, str(job_id).encode(), hashlib.sha256).digest()[:6]
+    return base64.urlsafe_b64encode(digest).decode()
+
+
+def callback_data(job_id: int) -> str:
+    """Return the button's callback data (at most 33 bytes: far under Telegram's 64)."""
+    return f"{PREFIX}:{job_id}.{_mac(job_id)}"
+
+
+def parse_signed(raw: str) -> tuple[int, str] | None:
+    """Return (job id, mac) of "<id>.<mac>", or None (the parser's argument kind "signed")."""
+    match = SIGNED.fullmatch(raw)
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
+def check_tap(tap: dict | None, content_type: str) -> dict:
+    """Return a tap button's job columns (text, tag, answer checked), {} for none; raise ValueError in one line."""
+    if not tap:
+        return {}
+    if content_type == CONTENT_ALBUM:
+        raise ValueError("an album carries no button (Telegram allows none), so no tap button either")
+    text, answer = (tap.get("text") or "").strip(), (tap.get("answer") or "").strip() or None
+    if not text or len(text) > TEXT_MAX:
+        raise ValueError(f"the tap button's text must be 1..{TEXT_MAX} characters")
+    if answer and len(answer) > ANSWER_MAX:
+        raise ValueError(f"the tap button's answer is {len(answer)} characters; at most {ANSWER_MAX}")
+    try:
+        tag = names.tag(tap.get("tag"))
+    except names.BadName as exc:
+        raise ValueError(f"tap button: {exc}") from None
+    return {"tap_text": text, "tap_tag": tag, "tap_answer": answer}
+
+
+def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
+    """Tag the presser and count the press, in the update's transaction; return (accepted, the job's answer).
+
+    Refused (False, None): a mac that is not the job's, a job without a tap
+    button, or a presser who was not sent the job. The job row is locked first
+    (the counters), as the pump's transactions do before touching anything else.
+    """
+    if not hmac.compare_digest(mac, _mac(job_id)):
+        return False, None
+    job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer)
+                             .where(BroadcastJob.id == job_id)).first()
+    if job is None or job.tap_tag is None or not _recipient(job_id, user_id):
+        return False, None
+    tagged = tags.tag_user(user_id, job.tap_tag, tags.ORIGIN_BUTTON)
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
+        tap_presses=BroadcastJob.tap_presses + 1, tap_tagged=BroadcastJob.tap_tagged + int(tagged)))
+    return True, job.tap_answer
+
+
+def _recipient(job_id: int, user_id: int) -> bool:
+    """Tell whether the user is one of the job's recipients (one read of the (job, user) unique key)."""
+    return db.session.execute(select(BroadcastJobItem.id).where(
+        BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)).first() is not None
