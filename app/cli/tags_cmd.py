@@ -13,26 +13,26 @@ from app.services.audience import fields, names, tags
 
 @users_group.group("tag")
 def tag_group() -> None:
-    """Add a tag to users or take it off (--ids 1,2 or --csv FILE)."""
+    """Add a tag to users or take it off (--ids 1,2, --csv FILE or --where SEGMENT)."""
 
 
 @tag_group.command("add")
 @click.argument("tag")
 @which_users
-def tag_add(tag: str, ids: str | None, csv_path) -> None:
+def tag_add(tag: str, ids: str | None, csv_path, segment: str | None) -> None:
     """Tag the users (ids that are no user are reported, never created); idempotent."""
     tag = checked(names.tag, tag)
-    read = user_ids(ids, csv_path)
+    read = user_ids(ids, csv_path, segment)
     report(f"tag {tag!r}", tags.add_tag(tag, read(), tags.ORIGIN_CLI), "added", "already had it")
 
 
 @tag_group.command("remove")
 @click.argument("tag")
 @which_users
-def tag_remove(tag: str, ids: str | None, csv_path) -> None:
+def tag_remove(tag: str, ids: str | None, csv_path, segment: str | None) -> None:
     """Take the tag off the users; idempotent."""
     tag = checked(names.tag, tag)
-    read = user_ids(ids, csv_path)
+    read = user_ids(ids, csv_path, segment)
     report(f"tag {tag!r}", tags.remove_tag(tag, read()), "removed", "did not have it")
 
 
@@ -49,27 +49,27 @@ def tags_list(as_json: bool) -> None:
 
 @users_group.group("field")
 def field_group() -> None:
-    """Set a custom field of users (plan=gold) or remove it (--ids 1,2 or --csv FILE)."""
+    """Set a custom field of users (plan=gold) or remove it (--ids 1,2, --csv FILE or --where SEGMENT)."""
 
 
 @field_group.command("set")
 @click.argument("name")
 @click.argument("value")
 @which_users
-def field_set(name: str, value: str, ids: str | None, csv_path) -> None:
+def field_set(name: str, value: str, ids: str | None, csv_path, segment: str | None) -> None:
     """Give the users this value of the field (1-255 characters); idempotent."""
     name, value = checked(names.field_name, name), checked(names.field_value, value)
-    read = user_ids(ids, csv_path)
+    read = user_ids(ids, csv_path, segment)
     report(f"field {name}={value!r}", fields.set_field(name, value, read()), "set", "already had it")
 
 
 @field_group.command("unset")
 @click.argument("name")
 @which_users
-def field_unset(name: str, ids: str | None, csv_path) -> None:
+def field_unset(name: str, ids: str | None, csv_path, segment: str | None) -> None:
     """Remove the field from the users; idempotent."""
     name = checked(names.field_name, name)
-    read = user_ids(ids, csv_path)
+    read = user_ids(ids, csv_path, segment)
     report(f"field {name}", fields.unset_field(name, read()), "removed", "did not have it")
 
 

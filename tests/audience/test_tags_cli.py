@@ -38,7 +38,9 @@ def test_a_csv_of_ids_with_a_persian_header_and_a_bom_tags_in_chunks(app, runner
     (["users", "tag", "add", "a,b", "--ids", "1"], "contains a comma"),
     (["users", "tag", "add", "x" * 65, "--ids", "1"], "at most 64"),
     (["users", "tag", "add", "vip", "--ids", "1,-2"], "'-2' is not a user id"),
-    (["users", "tag", "add", "vip"], "exactly one of --ids or --csv"),
+    (["users", "tag", "add", "vip"], "exactly one of --ids, --csv or --where"),
+    (["users", "tag", "add", "vip", "--ids", "1", "--where", "x"], "exactly one of --ids, --csv or --where"),
+    (["users", "tag", "add", "vip", "--where", "nobody_saved"], "no segment 'nobody_saved'"),
 ])
 def test_bad_input_is_refused_in_one_line_and_changes_nothing(app, runner, args, words):
     create_users([1])
@@ -81,3 +83,17 @@ def test_show_lists_a_users_tags_and_fields(app, runner):
     assert [(f["name"], f["value"]) for f in info["fields"]] == [("city", "تهران")]
     assert "tags: vip" in ok(runner, "users", "show", "21")
     assert runner.invoke(args=["users", "show", "22"]).exit_code == 1
+
+
+def test_where_tags_exactly_the_users_a_saved_segment_matches_now(app, runner):
+    create_users([21, 22, 23, 24])
+    ok(runner, "users", "tag", "add", "vip", "--ids", "21,23")
+    ok(runner, "segments", "save", "vips", "--tag-any", "vip")
+    out = ok(runner, "users", "tag", "add", "gold", "--where", "vips")
+    assert out.strip() == "tag 'gold': 2 added, 0 already had it"
+    assert {(uid, tag) for uid, tag in all_tags() if tag == "gold"} == {(21, "gold"), (23, "gold")}
+    # Fields too, and removal: the same three ways to say which users.
+    ok(runner, "users", "field", "set", "plan", "gold", "--where", "vips")
+    out = ok(runner, "users", "tag", "remove", "vip", "--where", "vips")
+    assert out.strip() == "tag 'vip': 2 removed, 0 did not have it"
+    assert not tags_of(21) & {"vip"} and "gold" in tags_of(21) and tags_of(22) == set()
