@@ -107,7 +107,7 @@ def test_recent_jobs_view_and_every_admin_action_is_audited(client, simulator):
     press(client, simulator, f"j.view:{job_id}", under=listing)
     view = view_of(simulator, job_id)
     assert f"{t('status_running')}\n👤 ایجادکننده: {ADMIN_ID}\n👥 مخاطبان: {t('aud_name_all')} — 3 نفر" in view["text"]
-    assert f"admin:{ADMIN_ID}: {t('act_confirmed')} (audience=all total=3 unsubscribe_button=off)" in view["text"]
+    assert f"admin:{ADMIN_ID}: {t('act_confirmed')} (audience=all total=3)" in view["text"]
     assert buttons(view) == [f"w.pause:{job_id}", f"w.cancel_job:{job_id}", f"j.exp:{job_id}", f"j.export:{job_id}",
                              "j.list"]
 
@@ -154,8 +154,7 @@ def test_view_of_a_finished_cli_job_shows_counters_duration_and_its_trail(client
                  # As shown: the status's whole-second times (the view is rendered from them).
                  duration=format_duration((status.finished_at - status.started_at).total_seconds(), "fa"),
                  created=job.created_at.strftime("%Y-%m-%d %H:%M"), reason="",
-                 audit=f"• {entry['at'][:16].replace('T', ' ')} — cli: {t('act_created')} "
-                       "(audience=all total=3 unsubscribe_button=off)")
+                 audit=f"• {entry['at'][:16].replace('T', ' ')} — cli: {t('act_created')} (audience=all total=3)")
 
     tap(client, simulator, f"j.view:{job.id}")
     view = view_of(simulator, job.id)

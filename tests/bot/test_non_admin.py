@@ -95,7 +95,7 @@ def test_user_row_admin_flag_grants_rights(client, simulator, app):
 SAMPLE_ARGS = {"audience": "all", "setting": "broadcast_batch_size", "option": "silent", "preset": "hour",
                "source": "ads", "variant": "en", "edit_variant": "default"}
 # Pressed by any user, under copies and /stop's answer (tests/bot/test_optout.py).
-EVERYONE = {"u.stop", "u.sub"}
+EVERYONE = {"u.stop", "u.out", "u.sub", "b.tap"}  # under copies: anyone who got one may press
 
 
 def test_every_declared_admin_button_is_refused_to_a_non_admin(client, simulator, running_job):

@@ -62,7 +62,7 @@ def test_each_recipient_gets_the_variant_of_their_language_else_the_default(trac
         # Every variant keeps the options and a tracked link button of its own recipient.
         assert delivery["disable_notification"] and delivery["protect_content"]
         [[button], [optout]] = delivery["reply_markup"]["inline_keyboard"]
-        assert button["url"].startswith("https://bot.example.com/r/") and optout["callback_data"] == "u.stop"
+        assert button["url"].startswith("https://bot.example.com/r/") and optout["callback_data"] == f"u.out:{job_id}"
     status = json.loads(runner.invoke(args=["broadcast", "status", str(job_id)]).stdout)
     assert status["variants"]["default"]["total"] == 2 and status["variants"]["default"]["sent"] == 2
     assert status["variants"]["en"]["sent"] == 2 and status["variants"]["de"]["sent"] == 1

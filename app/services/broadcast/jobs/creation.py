@@ -156,7 +156,7 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
         detail += " variants=" + ",".join(checked)
     if send_at is not None:
         detail += f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}"
-    detail += " urgent" * bool(urgent) + f" unsubscribe_button={'on' if job.optout_button else 'off'}"
+    detail += " urgent" * bool(urgent) + " unsubscribe_button" * bool(job.optout_button)
     queue_populated(job, total, actor, audit.SCHEDULED if send_at is not None else action, detail, send_at)
     log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
              job.status, job.send_at)
