@@ -14,7 +14,8 @@ NOT_FINAL = {ItemStatus.PENDING, ItemStatus.SENDING}
 def test_every_job_counter_column_is_counted_by_exactly_one_item_status():
     # Not item statuses: the daily cap's skips are a part of skipped_count; unsubscribes count users' taps.
     not_statuses = {"total_count", "capped_count", "unsubscribed_count"}
-    columns = {c.name for c in BroadcastJob.__table__.columns if c.name.endswith("_count") and c.name not in not_statuses}
+    columns = {c.name for c in BroadcastJob.__table__.columns
+               if c.name.endswith("_count") and c.name not in not_statuses}
     counters = [s.counter for s in ItemStatus if s.counter is not None]
     assert sorted(counters) == sorted(columns)
     assert {s for s in ItemStatus if s.counter is None} == NOT_FINAL, "a final status needs its counter column"
