@@ -14,8 +14,9 @@ PUMP_TOKEN = "test-pump-token-QRS"
 ADMIN_ID = 1001
 MAIN_CHANNEL_ID = -1001234567890
 # Child tables first so foreign keys never block the cleanup.
-TABLES = ("recurring_occurrences", "recurring_broadcasts", "audit_log", "broadcast_job_items", "broadcast_jobs",
-          "admin_states", "processed_updates", "settings", "source_tags", "import_rows", "user_tags", "user_fields",
+TABLES = ("chain_deliveries", "chain_steps", "chains", "recurring_occurrences", "recurring_broadcasts", "audit_log",
+          "broadcast_job_items", "broadcast_jobs", "admin_states", "processed_updates", "settings", "source_tags",
+          "import_rows", "user_tags", "user_fields",
           "segments", "users", "telegram_budget", "telegram_chat_pace", "album_parts", "pump_runs", "cron_watch",
           "stats_snapshots")
 SIM_DEFAULTS = dict(

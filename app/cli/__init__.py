@@ -16,6 +16,7 @@ def register(app: Flask) -> None:
         tags_cmd,
     )
     from app.cli.broadcast_cmd import broadcast_group
+    from app.cli.chains_cmd import chains_group
     from app.cli.guard import guard
     from app.cli.recurring_cmd import recurring_group
     from app.cli.segments_cmd import segments_group
@@ -26,7 +27,7 @@ def register(app: Flask) -> None:
     from app.cli.users_cmd import users_group
 
     for group in (settings_group, telegram_group, broadcast_group, updates_group, users_group, audit_group,
-                  stats_command, recurring_group, segments_group):
+                  stats_command, recurring_group, segments_group, chains_group):
         app.cli.add_command(group)
     # Ours and Flask-Migrate's `db` refuse to run when the environment is incomplete (app/cli/guard.py).
     guard(app.cli)

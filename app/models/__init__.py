@@ -3,6 +3,7 @@ from app.models.admin_state import AdminState
 from app.models.album_part import AlbumPart
 from app.models.audit import AuditEntry
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
+from app.models.chain import Chain, ChainDelivery, ChainStep
 from app.models.processed_update import ProcessedUpdate
 from app.models.pump_run import CronWatch, PumpRun
 from app.models.recurring import RecurringBroadcast, RecurringOccurrence
@@ -13,6 +14,7 @@ from app.models.telegram_budget import TelegramBudget, TelegramChatPace
 from app.models.user import User
 from app.models.user_data import ImportRow, SourceTag, UserField, UserTag
 
-__all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "CronWatch", "ImportRow",
+__all__ = ["AdminState", "AlbumPart", "AuditEntry", "BroadcastJob", "BroadcastJobItem", "Chain", "ChainDelivery",
+           "ChainStep", "CronWatch", "ImportRow",
            "ProcessedUpdate", "PumpRun", "RecurringBroadcast", "RecurringOccurrence", "Segment", "Setting", "SourceTag",
            "StatsSnapshot", "TelegramBudget", "TelegramChatPace", "User", "UserField", "UserTag"]

@@ -230,6 +230,8 @@ class BroadcastJob(db.Model):
     created_by: Mapped[int | None] = mapped_column(BigInteger)
     # The job this one re-sends to (its failed / unsent items); users it holds are never retried again.
     retry_of: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    # The drip-chain step this job sends (app.services.chains): its recipients are that step's new claims.
+    chain_step_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     # Auto-expiry (services/broadcast/actions/expiry.py): delete every copy this many seconds after
     # its own sent_at; expire_at is when cron next looks (NULL: nothing left to expire), claimed by a guarded UPDATE.
     expire_after: Mapped[int | None] = mapped_column(Integer)

@@ -17,6 +17,7 @@ from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.schedule import quiet_release, recurring, releases
 from app.services.broadcast.sending.pump import Pump
 from app.services.broadcast.sending.stops import JOB_ENDED, Stop
+from app.services.chains import due as chains_due
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
     quiet_release.resume_after_quiet(settings)
     recurring.release_due(settings)  # each occurrence that has come: its own job, queued (or skipped)
     expiry.run_due(settings)  # due auto-expiries queue their unsend jobs, pumped below like any job
+    chains_due.run_due(settings)  # each drip-chain step's newly due users: one queued job per step
     while deadline - clock() > 0.5:
         releases.start_due(settings)
         control.start_next_if_idle()
