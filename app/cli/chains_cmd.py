@@ -76,32 +76,38 @@ def show(chain_id: int, as_json: bool) -> None:
     click.echo(render_table(["STEP", "DELAY", *(c.upper() for c in STAT_COLUMNS), "TEXT"], rows))
 
 
-def _change(chain_id: int, verb: str, change) -> None:
+def _change(chain_id: int, verb: str, change, as_json: bool) -> None:
     """Run one guarded change; exit 1 naming the state that refused it."""
     status = manage.status_of(chain_id)
     if status is None:
         raise CommandError(f"no chain {chain_id}")
     if not change(chain_id, audit.ACTOR_CLI):
         raise CommandError(f"chain {chain_id} is {manage.status_of(chain_id)}; it cannot be {verb}")
-    click.echo(f"chain {chain_id} {verb}")
+    if as_json:
+        echo_json({"id": chain_id, "status": manage.status_of(chain_id)})
+    else:
+        click.echo(f"chain {chain_id} {verb}")
 
 
 @chains_group.command("pause")
 @click.argument("chain_id", type=CHAIN_ID, metavar="ID")
-def pause(chain_id: int) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the chain's id and status as JSON.")
+def pause(chain_id: int, as_json: bool) -> None:
     """Pause it: nobody new is claimed; step jobs already made still send."""
-    _change(chain_id, "paused", manage.pause)
+    _change(chain_id, "paused", manage.pause, as_json)
 
 
 @chains_group.command("resume")
 @click.argument("chain_id", type=CHAIN_ID, metavar="ID")
-def resume(chain_id: int) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the chain's id and status as JSON.")
+def resume(chain_id: int, as_json: bool) -> None:
     """Resume it: steps that came due while paused go out now."""
-    _change(chain_id, "resumed", manage.resume)
+    _change(chain_id, "resumed", manage.resume, as_json)
 
 
 @chains_group.command("stop")
 @click.argument("chain_id", type=CHAIN_ID, metavar="ID")
-def stop(chain_id: int) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the chain's id and status as JSON.")
+def stop(chain_id: int, as_json: bool) -> None:
     """Stop it for good (its step jobs already made run; cancel them with `broadcast cancel`)."""
-    _change(chain_id, "stopped", manage.stop)
+    _change(chain_id, "stopped", manage.stop, as_json)
