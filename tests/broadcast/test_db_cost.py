@@ -1,6 +1,7 @@
 """What a broadcast costs the database beyond its sends: progress texts and the outbox's reads of a busy chat."""
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -88,6 +89,15 @@ def test_under_a_hosts_query_cap_a_broadcast_sends_no_faster_than_the_cap_allows
 FIXED_PER_RUN = 40
 
 
+def _results_picture() -> bool:
+    """Tell whether this statement comes from the results picture's thread (reporting/picture.py).
+
+    The picture is drawn once a job ends, off the pump, whenever its thread gets to it: a cost per job
+    (about ten reads), not the engine's per copy, and counting it would make these counts depend on timing.
+    """
+    return threading.current_thread().name.startswith("results-picture")
+
+
 class Statements:
     """Every statement the app's and the budget's engines send, commits included, while entered."""
 
@@ -101,10 +111,12 @@ class Statements:
         self.sql: list[str] = []
 
     def _statement(self, conn, cursor, statement, *args):
-        self.sql.append(statement)
+        if not _results_picture():
+            self.sql.append(statement)
 
     def _commit(self, conn):
-        self.sql.append("COMMIT")
+        if not _results_picture():
+            self.sql.append("COMMIT")
 
     def __enter__(self) -> Statements:
         for engine in self.engines:
@@ -179,7 +191,11 @@ def test_the_daily_cap_and_quiet_hours_cost_a_read_per_block_not_per_copy(app, s
             pass
     assert assert_consistent(job, simulator) == {"sent": users}
     cap_reads = [s for s in counted.sql if "GROUP BY broadcast_job_items.user_id" in s]
+    # A block is marked 'sending' by one UPDATE: the cap is read once for each (a loaded machine makes more,
+    # smaller blocks, so the bound is the pump's own block count, not a fixed number).
+    blocks = [s for s in counted.sql if s.lstrip().startswith("UPDATE broadcast_job_items SET status")
+              and "WHERE id IN" in s and "sent_at" not in s]
     print(f"\nstatements with the cap on: {len(counted.sql)} for {users} copies "
-          f"({len(counted.sql) / users:.2f} a copy, {len(cap_reads)} cap reads)")
-    assert 1 <= len(cap_reads) <= users / 20, len(cap_reads)
+          f"({len(counted.sql) / users:.2f} a copy, {len(cap_reads)} cap reads, {len(blocks)} blocks)")
+    assert 1 <= len(cap_reads) <= len(blocks) + 1 <= users / 4, (len(cap_reads), len(blocks))
     assert len(counted.sql) <= FIXED_PER_RUN + 0.5 * users, (len(counted.sql), users)
