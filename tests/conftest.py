@@ -38,6 +38,8 @@ SIM_DEFAULTS = dict(
 # and its burst of pip's CPU and disk writes never lands just before a timing test. So do the unsend and
 # edit coverage tests (tests/cli/test_action_coverage.py): exact copies left, a refusal while sends of
 # 1.5 s each are in flight (they passed twice at load average 13-15).
+# A test in one of these files that is judged by outcomes alone (no pacing, no timeline) carries
+# @pytest.mark.parallel and runs in the parallel phase (e.g. the fast_telegram tests of test_wizard_album_busy.py).
 SERIAL_FILES = frozenset({
     "tests/deploy/test_apache_passenger.py",
     "tests/telegram/test_broadcast_rate.py", "tests/telegram/test_client_sim.py",
@@ -58,11 +60,11 @@ SERIAL_FILES = frozenset({
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the load-sensitive tests `serial` (by file) for the runner to keep apart; put slow files first."""
+    """Mark the load-sensitive tests `serial` (by file, less any marked `parallel`) for the runner; slow files first."""
     root = str(config.rootpath) + os.sep
     for item in items:
         path = str(item.path).removeprefix(root).replace(os.sep, "/")
-        if path in SERIAL_FILES:
+        if path in SERIAL_FILES and not item.get_closest_marker("parallel"):
             item.add_marker(pytest.mark.serial)
     # In the parallel phase, files with a long scenario (marked slow) run first: pytest-xdist's loadfile
     # gives each file to one worker, and a long file handed out last holds the phase open alone. The

@@ -19,7 +19,10 @@ import time
 from pathlib import Path
 
 NO_TESTS = 5  # pytest's exit code when a selection holds no test
-SETTLE_SECONDS = 5.0
+SETTLE_SECONDS = 5.0  # at most: the serial phase starts sooner once the CPUs are quiet
+QUIET_WINDOW = 0.25  # seconds per CPU sample
+QUIET_WINDOWS = 2  # this many in a row, each under QUIET_BUSY of all CPU time busy (iowait counts as busy)
+QUIET_BUSY = 0.15
 
 
 def main(args: list[str]) -> int:
@@ -45,7 +48,7 @@ def main(args: list[str]) -> int:
                 # The load-sensitive tests start on a quiet machine: the parallel phase's files written
                 # out and its worker processes gone, not flushing beside the first timing test.
                 os.sync()
-                time.sleep(SETTLE_SECONDS)
+                settle()
             print(f"== {name} tests", flush=True)
             phase_env = dict(env, UPK_SLOW_FILES_FIRST="1") if name == "parallel" else env
             codes.append(subprocess.call([sys.executable, "-m", "pytest", *extra, *args], env=phase_env))
@@ -55,6 +58,34 @@ def main(args: list[str]) -> int:
     if all(code == NO_TESTS for code in codes):
         return NO_TESTS
     return max((code for code in codes if code != NO_TESTS), default=0)
+
+
+def settle() -> None:
+    """Wait until the CPUs have been quiet for QUIET_WINDOWS samples in a row, or SETTLE_SECONDS at most.
+
+    A fixed 5 s sleep waited as long on an idle CI machine (the phase's workers are gone when pytest
+    returns) as on a busy one; without /proc/stat it still is one.
+    """
+    deadline = time.monotonic() + SETTLE_SECONDS
+    quiet, before = 0, cpu_times()
+    while quiet < QUIET_WINDOWS and time.monotonic() < deadline:
+        time.sleep(min(QUIET_WINDOW, max(0.0, deadline - time.monotonic())))
+        now = cpu_times()
+        if before is None or now is None:
+            continue
+        total = sum(now) - sum(before)
+        idle = now[3] - before[3]  # user nice system idle iowait ...: only idle is quiet
+        quiet = quiet + 1 if total > 0 and (total - idle) / total < QUIET_BUSY else 0
+        before = now
+
+
+def cpu_times() -> list[int] | None:
+    """Return the machine's CPU time counters (user nice system idle iowait irq softirq steal) or None."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            return [int(n) for n in stat.readline().split()[1:9]]  # guest time is already in user time
+    except (OSError, ValueError):
+        return None
 
 
 def serial_files() -> list[str]:

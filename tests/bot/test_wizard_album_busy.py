@@ -82,6 +82,7 @@ def test_album_previews_during_a_broadcast_cost_no_429_and_a_failed_preview_offe
     assert sim.stats()["429_total"] == 0, sim.stats()
 
 
+@pytest.mark.parallel  # no pacing (fast_telegram): judged by the screens alone
 def test_a_single_message_preview_that_fails_shows_no_confirm(client, simulator, fast_telegram):
     create_users(2)
     send(client, simulator, "/broadcast")
@@ -98,6 +99,7 @@ def test_a_single_message_preview_that_fails_shows_no_confirm(client, simulator,
     assert confirms(simulator) == [] and all_jobs() == []
 
 
+@pytest.mark.parallel  # no pacing (fast_telegram): judged by the screens alone
 def test_a_part_after_the_audience_tap_renews_the_preview_and_the_old_confirm_is_refused(client, simulator,
                                                                                        fast_telegram):
     users = create_users(4)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import tracemalloc
 
 import pytest
-from sqlalchemy import case, insert, update
+from sqlalchemy import DateTime, Integer, String, case, cast, false, insert, literal, select, text, update
 
 from app.clock import utcnow
 from app.extensions import db
@@ -34,15 +34,23 @@ class CountingSink:
         return len(chunk)
 
 
-def seed(rows: int, chunk: int = 10_000) -> int:
-    """Insert rows users and a job over all of them, one item in ten failed; return its id."""
+def seed(rows: int) -> int:
+    """Insert rows users and a job over all of them, one item in ten failed; return its id.
+
+    The users come from one INSERT ... SELECT the database numbers itself (digits cross-joined): building
+    200,000 rows in Python took ~9 s of the test, none of which the export's bound depends on.
+    """
     now = utcnow()
-    for start in range(0, rows, chunk):
-        db.session.execute(insert(User), [
-            dict(id=BASE_ID + i, first_name="کاربر", username=f"user_{i}", is_blocked=False,
-                 main_channel_status="unknown", started_at=now, last_seen_at=now)
-            for i in range(start, min(start + chunk, rows))])
-        db.session.commit()
+    digits = "(" + " UNION ALL ".join(f"SELECT {d} AS d" for d in range(10)) + ")"
+    places = range(len(str(rows - 1)))
+    numbers = text("SELECT " + " + ".join(f"p{k}.d * {10 ** k}" for k in places) + " AS n FROM "
+                   + " CROSS JOIN ".join(f"{digits} p{k}" for k in places)).columns(n=Integer).subquery("numbers")
+    db.session.execute(insert(User).from_select(
+        ["id", "first_name", "username", "is_blocked", "main_channel_status", "started_at", "last_seen_at"],
+        select(numbers.c.n + BASE_ID, literal("کاربر"), literal("user_") + cast(numbers.c.n, String),
+               false(), literal("unknown"), literal(now, DateTime), literal(now, DateTime))
+        .where(numbers.c.n < rows)))
+    db.session.commit()
     job_id = create_text_job().id
     failed = (BroadcastJobItem.id % 10) == 0
     db.session.execute(update(BroadcastJobItem).where(BroadcastJobItem.job_id == job_id).values(

@@ -32,6 +32,7 @@ from tests.reliability.helpers import (
     stop_process,
     use_settings,
     users_in,
+    wait_until,
 )
 
 USERS = 200
@@ -65,6 +66,30 @@ def act_until_accepted(args: list[str], env: dict, tmp_path, accepted: list, ref
         time.sleep(0.1)
 
 
+class InFlight:
+    """Count the Bot API requests the simulator is holding (its latency runs before it answers or delivers)."""
+
+    def __init__(self, monkeypatch, simulator):
+        self._inner, self._lock, self.count = simulator.api.handle_http, threading.Lock(), 0
+        monkeypatch.setattr(simulator.api, "handle_http", self._handle)
+
+    def _handle(self, *args):
+        with self._lock:
+            self.count += 1
+        try:
+            return self._inner(*args)
+        finally:
+            with self._lock:
+                self.count -= 1
+
+    def wait_landed(self) -> None:
+        """Return once every request that reached the simulator has landed (or failed): none is held any more.
+
+        A fixed sleep of the latency and a second waited as long when nothing was left on the wire.
+        """
+        assert wait_until(lambda: self.count == 0, (LATENCY_MS + JITTER_MS) / 1000 + 10, interval=0.02), self.count
+
+
 def left_behind(simulator, kind: str) -> set[int]:
     """Return the recipients the action missed: holding a copy (unsend), or a copy without the new text (edit)."""
     return {m["chat_id"] for m in simulator.bot_messages()
@@ -75,7 +100,8 @@ def left_behind(simulator, kind: str) -> set[int]:
 @pytest.mark.timeout(400)
 @pytest.mark.parametrize("kind", [KIND_UNSEND, KIND_EDIT])
 def test_an_action_accepted_around_a_cancel_misses_no_copy_even_of_those_on_the_wire(
-        app, simulator, database_url, tmp_path, figures, kind):
+        app, simulator, database_url, tmp_path, figures, kind, monkeypatch):
+    in_flight = InFlight(monkeypatch, simulator)
     users = set(create_users(USERS))
     settings = use_settings(broadcast_rate_per_second=28)
     simulator.configure(latency_ms=LATENCY_MS, latency_jitter_ms=JITTER_MS, seed=20261203)
@@ -104,8 +130,8 @@ def test_an_action_accepted_around_a_cancel_misses_no_copy_even_of_those_on_the_
     action = accepted[0]
     while reload(action).status != COMPLETED:
         assert pump(action, 30, settings=settings).stop in ("done", "budget", "incomplete"), reload(action).status
-    # Let anything still on its way land: the latency is 3.2 s at most.
-    time.sleep((LATENCY_MS + JITTER_MS) / 1000 + 1)
+    # Let anything still on its way land.
+    in_flight.wait_landed()
     left = left_behind(simulator, kind) & users
     delivered = {d["chat_id"] for d in simulator.deliveries("sendMessage") if d["chat_id"] >= BASE_ID}
     job = reload(action)
@@ -130,7 +156,8 @@ def age_unknown(job_id: int, seconds: float) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_after_a_kill_9_the_unsend_waits_out_the_copies_on_the_wire_and_names_those_it_cannot_reach(
-        app, simulator, database_url, tmp_path, figures):
+        app, simulator, database_url, tmp_path, figures, monkeypatch):
+    in_flight = InFlight(monkeypatch, simulator)
     users = set(create_users(USERS))
     settings = use_settings(broadcast_rate_per_second=28)
     simulator.configure(latency_ms=LATENCY_MS, latency_jitter_ms=JITTER_MS, seed=20261204)
@@ -154,7 +181,7 @@ def test_after_a_kill_9_the_unsend_waits_out_the_copies_on_the_wire_and_names_th
     assert code != 0 and "may still arrive" in out, out  # settled unknown now: they may still land
     unknown = users_in(source, UNKNOWN)
     assert len(unknown) == len(flying)
-    time.sleep((LATENCY_MS + JITTER_MS) / 1000 + 1)  # every request the kill left has landed or never will
+    in_flight.wait_landed()  # every request the kill left has landed or never will
     age_unknown(source, 61)
     code, out = run_cli(["broadcast", "unsend", str(source)], env, tmp_path / "unsend3.log")
     assert code == 0, out
@@ -162,7 +189,7 @@ def test_after_a_kill_9_the_unsend_waits_out_the_copies_on_the_wire_and_names_th
     action = int(out.strip().splitlines()[-1])
     while reload(action).status != COMPLETED:
         pump(action, 30, settings=settings)
-    time.sleep((LATENCY_MS + JITTER_MS) / 1000 + 1)
+    in_flight.wait_landed()
     left = left_behind(simulator, KIND_UNSEND) & users
     # Every copy with a known message id is gone; what is left is only ever an unknown one, as the note said.
     assert left <= unknown, left - unknown

@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 from app.db_setup import install_engine_hooks
 from app.repository.budget import lanes as lanes_repo
@@ -15,6 +16,8 @@ from app.repository.budget.engine import NO_LIMIT_US, budget_engine
 from app.services.budget.chats import SharedChatPacer
 from app.services.budget.clock import BudgetClock
 from app.services.budget.lane import SharedRateLimiter
+
+BARRIER_SECONDS = 60
 
 
 def wall(mono: float) -> float:
@@ -38,16 +41,27 @@ def anchored(engine) -> BudgetClock:
     return clock
 
 
-def wait_for(start_at: float) -> None:
-    """Sleep until the shared wall-clock start."""
-    time.sleep(max(0.0, start_at - time.time()))
+def wait_for(a: dict, delay: float = 0.0) -> None:
+    """Say this process is ready, wait for the test's go (a wall-clock start for all), then sleep until it + delay.
+
+    The test writes the go once every process is ready (tests/telegram/test_shared_budget.py, run_children):
+    all start at one moment however long each took to start, with no fixed margin to guess.
+    """
+    barrier = Path(a["barrier"])
+    barrier.joinpath(f"ready.{os.getpid()}").touch()
+    go, give_up = barrier / "go", time.monotonic() + BARRIER_SECONDS
+    while not go.exists():
+        if time.monotonic() > give_up:
+            raise SystemExit(f"no go from the test within {BARRIER_SECONDS} s")
+        time.sleep(0.001)
+    time.sleep(max(0.0, float(go.read_text()) + delay - time.time()))
 
 
 def rate(engine, a: dict) -> dict:
     """Threads acquire from a lane until the end; report each slot and when its acquire returned."""
     limiter = SharedRateLimiter(engine, a["rate"], a.get("lane", "free"), db_clock=anchored(engine))
     uses, lock = [], threading.Lock()
-    wait_for(a["start_at"])
+    wait_for(a)
     end = time.monotonic() + a["seconds"]
 
     def work(_):
@@ -63,7 +77,7 @@ def rate(engine, a: dict) -> dict:
 def raw(engine, a: dict) -> dict:
     """Threads reserve 1..3 slots straight from the repository; report every (start_us, n)."""
     booked, lock = [], threading.Lock()
-    wait_for(a["start_at"])
+    wait_for(a)
 
     def work(i):
         for k in range(a["per_thread"]):
@@ -83,7 +97,7 @@ def hold_setter(engine, a: dict) -> dict:
     running traffic however slowly a loaded machine starts the processes.
     """
     limiter = SharedRateLimiter(engine, a["rate"], db_clock=anchored(engine))
-    wait_for(a["start_at"] + a["delay"])
+    wait_for(a, a["delay"])
     give_up = time.time() + a["seconds"]
     while not all(lanes_repo.read_lane(engine, lane)[0] for lane in a["busy_lanes"]) and time.time() < give_up:
         time.sleep(0.01)
@@ -118,7 +132,7 @@ def hold_acquirer(engine, a: dict) -> dict:
     limiter = SharedRateLimiter(engine, a["rate"], recheck=a["recheck"], db_clock=clock)
     watch = HoldWatch(engine, "free", clock, a["after"])
     calls, lock, done = [], threading.Lock(), threading.Event()
-    wait_for(a["start_at"])
+    wait_for(a)
     end = time.monotonic() + a["seconds"]
 
     def work(_):
@@ -142,7 +156,7 @@ def hold_batch(engine, a: dict) -> dict:
     limiter = SharedRateLimiter(engine, a["rate"], a["lane"], recheck=a["recheck"], db_clock=clock)
     watch = HoldWatch(engine, a["lane"], clock, a["after"])
     calls = []
-    wait_for(a["start_at"])
+    wait_for(a)
     end = time.monotonic() + a["seconds"]
     enough = False
     while not enough and (slots := limiter.acquire_many(a["batch"], deadline=end)):
@@ -161,7 +175,7 @@ def chat(engine, a: dict) -> dict:
     """One thread per chat acquires its slots until the end; report when each acquire returned."""
     pacer = SharedChatPacer(engine, db_clock=anchored(engine))
     uses, lock = {c: [] for c in a["chats"]}, threading.Lock()
-    wait_for(a["start_at"])
+    wait_for(a)
     end = time.monotonic() + a["seconds"]
 
     def work(i):
