@@ -28,6 +28,7 @@ MAX_ID = 2**62
 _ID = re.compile(r"[1-9][0-9]{0,18}", re.ASCII)
 TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
+_AB_PICK = re.compile(r"[1-9][0-9]{0,18}\.[A-E]", re.ASCII)
 
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend_keyboard).
 TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30", "urgent", "unsub"})
@@ -62,6 +63,7 @@ DECLARED: tuple[Declaration, ...] = (
     ("j.unsend", "unsend", "id", False), ("j.edit", "edit_all", "id", False),
     ("a.ev", "edit_variant", "edit_variant", True), ("a.yes", "act_yes", None, True), ("a.no", "act_no", None, True),
     ("j.chart", "chart", "id", False),  # the results picture
+    ("ab.pick", "ab_pick", "ab_pick", False),  # an A/B test's winner, picked by an admin: "<job id>.<letter>"
     # Recurring broadcasts (/recurring).
     ("rc.pause", "rec_pause", "id", False), ("rc.resume", "rec_resume", "id", False),
     ("rc.stop", "rec_stop", "id", False), ("rc.stop_yes", "rec_stop_yes", "id", False),
@@ -126,6 +128,8 @@ _ARGS = {
     "variant": lambda raw: raw if raw == "more" or LANG_CODE.fullmatch(raw) else None,
     # The language version an edit changes: "default" or a two-letter code.
     "edit_variant": lambda raw: raw if raw == "default" or LANG_CODE.fullmatch(raw) else None,
+    # An A/B test's version to send to the rest: "<job id>.<letter>".
+    "ab_pick": lambda raw: raw if _AB_PICK.fullmatch(raw) else None,
 }
 # What parse() and build() read: prefix -> (action, argument kind, carries a draft token).
 SPEC = declare(DECLARED)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.bot import keyboards
+from app.bot import ab_screen, keyboards
 from app.bot.buttons import button
 from app.bot.context import BotContext
 from app.extensions import db
@@ -103,6 +103,7 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     markup = keyboards.job_actions(lang, status.id, status.status, offer, chart=chart)
     text = job_view_text(status, author, entries, lang, now) + job_note(status.id, lang)
     text += expiry_line(job, now, lang)  # the auto-delete's countdown, when the job has one
+    text, markup = ab_screen.decorate(job, lang, text, markup)  # an A/B test's versions, or a winner's test
     return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status), markup
 
 

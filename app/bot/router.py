@@ -8,6 +8,7 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from app.bot import (
+    ab_screen,
     admin_menu,
     admin_settings,
     broadcast_album,
@@ -70,9 +71,9 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
 # and handled() refuses to start with a declared button no handler took.
-BUTTON_MODULES = (admin_settings, broadcast_controls, broadcast_wizard, expiry_screen, history, ledger, pin_screen,
-                  presend, recurring, results_chart, retry_screen, schedule_wizard, segment_step, subscription,
-                  tap_button, unsend_edit, variant_step)
+BUTTON_MODULES = (ab_screen, admin_settings, broadcast_controls, broadcast_wizard, expiry_screen, history, ledger,
+                  pin_screen, presend, recurring, results_chart, retry_screen, schedule_wizard, segment_step,
+                  subscription, tap_button, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again", a broadcast's tap button.
 PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin", "tap"})

@@ -4,9 +4,10 @@ from flask import Flask
 
 def register(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
-    # Imported for their commands: retry, export, unsend, edit, pin, expire and report join the broadcast group;
-    # tags, fields, show and import the users group.
+    # Imported for their commands: ab, ab-pick, retry, export, unsend, edit, pin, expire and report join the broadcast
+    # group; tags, fields, show and import the users group.
     from app.cli import (  # noqa: F401
+        ab_cmd,
         action_cmd,
         after_send_cmd,
         import_cmd,

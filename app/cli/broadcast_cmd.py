@@ -6,6 +6,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
+from app.cli import ab_create
 from app.cli.common import CommandError, echo_json, render_table
 from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
@@ -149,14 +150,17 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--expire-after", metavar="T", help="Delete each copy for everyone T after it was sent (6h, 90m; "
                                                   "at most 47h). Cron runs it.")
 @every_options
+@ab_create.ab_options
 def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
            button_url, tap_text, tap_tag, tap_answer, created_by, langs, active_days, joined_days, sources, silent,
-           protect, urgent, unsubscribe, at, every, until, count, if_missed, expire_after) -> None:
+           protect, urgent, unsubscribe, at, every, until, count, if_missed, expire_after, ab, test_share,
+           winner_after) -> None:
     """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
     check_every(every, until, count, if_missed, at)
+    ab_create.check(click.get_current_context().params)  # --ab: an A/B test, each --ab a version's text
     if every is not None and expire_after is not None:
         raise click.UsageError("--expire-after deletes one broadcast's copies; it cannot be given with --every")
-    content = _content(text, copy_from, message_id, message_ids, copied_media)
+    content = _content(ab[0] if ab else text, copy_from, message_id, message_ids, copied_media)
     try:
         checked = check_cli_pairs(variants, content)
     except VariantRefused as exc:
@@ -174,6 +178,8 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
                   variants=checked or None, silent=silent, protect=protect, urgent=urgent,
                   unsubscribe=unsubscribe, tap=tap).with_target(target)
     draft = segment_draft(draft, audience, segment, excludes)
+    if ab:
+        return ab_create.create(draft, click.get_current_context().params)
     if every is not None:
         create_series(draft, every, until, count, if_missed, created_by)
         return

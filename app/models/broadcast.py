@@ -236,6 +236,15 @@ class BroadcastJob(db.Model):
     # its own sent_at; expire_at is when cron next looks (NULL: nothing left to expire), claimed by a guarded UPDATE.
     expire_after: Mapped[int | None] = mapped_column(Integer)
     expire_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
+    # An A/B test (services/broadcast/ab): versions A..E in `variants`, sent to ab_share % of the audience; the
+    # winner goes to the rest ab_wait seconds after the test completed. ab_state: testing -> asked (no clear
+    # leader: the admins were told once) -> sent (the winner job made, or nobody left); ab_winner: its letter.
+    ab_share: Mapped[int | None] = mapped_column(Integer)
+    ab_wait: Mapped[int | None] = mapped_column(Integer)
+    ab_state: Mapped[str | None] = mapped_column(String(8), index=True)
+    ab_winner: Mapped[str | None] = mapped_column(String(1))
+    # A winner job's test (the job whose versions it chose among).
+    ab_of: Mapped[int | None] = mapped_column(BigInteger, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     started_at: Mapped[datetime | None] = mapped_column(DateTime)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime)
@@ -280,4 +289,5 @@ class BroadcastJobItem(db.Model):
     # The recipient's first click on the tracked button (later clicks only count on the job).
     clicked_at: Mapped[datetime | None] = mapped_column(DateTime)
     # The language variant this recipient gets (set at population from their language code); NULL: the default.
+    # An A/B test's items hold their version's letter (A..E), set once at population and copied by a retry.
     variant: Mapped[str | None] = mapped_column(String(8))

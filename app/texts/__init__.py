@@ -8,6 +8,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from app.texts import (
+    ab,
     actions,
     after_send,
     audience,
@@ -26,7 +27,7 @@ from app.texts import (
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
                                    results, rules, segments, after_send,
-                                   audience)
+                                   audience, ab)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

@@ -27,6 +27,7 @@ WIRE = {
     "w.src": ("toggle_source", "source", True),
     "w.var": ("add_variant", "variant", True), "a.ev": ("edit_variant", "edit_variant", True),
     "j.chart": ("chart", "id", False),
+    "ab.pick": ("ab_pick", "ab_pick", False),
     "rc.pause": ("rec_pause", "id", False), "rc.resume": ("rec_resume", "id", False),
     "rc.stop": ("rec_stop", "id", False), "rc.stop_yes": ("rec_stop_yes", "id", False),
     "rc.back": ("rec_back", "id", False),

@@ -174,6 +174,9 @@ def edit_scope(source: BroadcastJob, text: str | None, new_variants: dict) -> tu
     all). A source with variants takes a text per variant edited; naming a
     variant it does not have, or giving nothing, is refused.
     """
+    if source.ab_state is not None:  # each version has its own text: one new text would make them alike
+        raise NotActionable(f"job {source.id} is an A/B test: its versions cannot take one new text", "act_ab_edit",
+                            id=source.id)
     have = variants_service.of(source)
     if new_variants and not have:
         raise NotActionable(f"job {source.id} has no language variants; edit it with --text alone",

@@ -170,6 +170,9 @@ def _audience_columns(audience: Audience | Target | str) -> dict:
     return Audience.of(audience).columns()
 
 
+audience_columns = _audience_columns  # an A/B test's job and its winner store their audience the same way
+
+
 def _empty_text(audience: Audience | Target) -> str:
     """Say whose audience has nobody in it, in the operator's terms."""
     if isinstance(audience, Target):

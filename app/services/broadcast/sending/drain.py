@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.extensions import db
 from app.models.broadcast import RUNNING, BroadcastJob
 from app.repository import broadcast_jobs as jobs_repo
+from app.services.broadcast.ab import cron as ab_cron
 from app.services.broadcast.actions import expiry
 from app.services.broadcast.jobs import control, purge
 from app.services.broadcast.jobs.status import job_status
@@ -134,6 +135,7 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
     recurring.release_due(settings)  # each occurrence that has come: its own job, queued (or skipped)
     expiry.run_due(settings)  # due auto-expiries queue their unsend jobs, pumped below like any job
     chains_due.run_due(settings)  # each drip-chain step's newly due users: one queued job per step
+    ab_cron.run(settings, client=client)  # due A/B tests: the winner's job, queued once (or the admins asked)
     while deadline - clock() > 0.5:
         releases.start_due(settings)
         control.start_next_if_idle()

@@ -1,0 +1,87 @@
+"""Create an A/B test: one job whose versions are lettered variants, sent to a random share of the audience.
+
+The split is made at population, in one INSERT ... SELECT
+(app.repository.ab.populate_split): the test's share of the audience,
+rounded, taken in a reproducible random order of (job, user), lettered
+round-robin. The rest of the audience is not in the test job: the winner
+job reaches it later (app.services.broadcast.ab.winner).
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from flask import current_app
+
+from app.extensions import db
+from app.models.audience import Audience
+from app.models.segment_rule import Target
+from app.repository import ab as repo
+from app.repository import broadcast_population as population
+from app.repository.db_clock import db_utcnow
+from app.services import audit
+from app.services.broadcast.ab import versions as ab_versions
+from app.services.broadcast.content import variants as variants_service
+from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.population import discard_draft
+
+log = logging.getLogger(__name__)
+NEEDS_TRACKING = ("an A/B test picks its winner by clicks: it needs a link button (--button-text, --button-url) "
+                  "and PUBLIC_URL set, so each copy's link is tracked")
+
+
+def check_tracked(button_text: str | None, button_url: str | None) -> None:
+    """Refuse, in one line, a test whose clicks could not be counted: no link button, or no PUBLIC_URL."""
+    if not button_text or not button_url or not current_app.config.get("PUBLIC_URL"):
+        raise ValueError(NEEDS_TRACKING)
+
+
+def create_test(*, audience: Audience | Target | str, texts: list[str], share, wait: timedelta,
+                button_text: str | None, button_url: str | None, created_by: int | None,
+                settings: dict | None = None, lang: str = "fa", actor: str | None = None, silent: bool = False,
+                protect: bool = False, urgent: bool = False, optout_button: bool | None = None):
+    """Create and queue an A/B test job (ValueError in one line when refused); return it.
+
+    Version A's text is the job's own text, and every version, A included,
+    is in `variants` under its letter: each item's letter picks its copy.
+    """
+    checked = ab_versions.check_versions(texts)
+    share = ab_versions.check_share(share)
+    check_tracked(button_text, button_url)
+    content = {"type": "text", "text": checked["A"]}
+    audience, fields, _ = creation.check_content(audience, content, button_text, button_url, None, optout_button)
+    now = db_utcnow()
+    everyone = population.count_audience(audience, now)
+    size = ab_versions.sample_size(everyone, share)
+    if size < len(checked):
+        db.session.rollback()
+        raise ValueError(f"{share}% of {everyone} users is {size}: fewer than one recipient per version "
+                         f"({len(checked)}); raise --test-share or widen the audience")
+    job = creation.insert_draft(settings, **creation.audience_columns(audience), silent=bool(silent),
+                                protect=bool(protect), created_by=created_by, button_text=button_text,
+                                button_url=button_url, progress_chat_id=None, progress_lang=lang, created_at=now,
+                                variants=variants_service.dump(checked), urgent=bool(urgent),
+                                optout_button=optout_button, ab_share=share, ab_wait=int(wait.total_seconds()),
+                                ab_state=ab_versions.TESTING, **fields)
+    total = _populate(job.id, audience, now, "".join(checked), size)
+    detail = (f"ab_test versions={''.join(checked)} share={share}% test={total} of {everyone} "
+              f"winner_after={int(wait.total_seconds())}s audience={audience}")
+    creation.queue_populated(job, total, actor, audit.CREATED, detail)
+    log.info("A/B test job %s created: %s versions, %s of %s users", job.id, len(checked), total, everyone)
+    return job
+
+
+def _populate(job_id: int, audience, now, letters: str, size: int) -> int:
+    """Insert the test's items in one statement after committing the draft; a failure discards the draft."""
+    db.session.commit()
+    try:
+        total = repo.populate_split(job_id, audience, now, letters, size)
+        db.session.commit()
+    except BaseException:
+        db.session.rollback()
+        discard_draft(job_id)
+        raise
+    if total == 0:
+        discard_draft(job_id)
+        raise creation.EmptyAudience("the audience has no users")
+    return total

@@ -1,0 +1,66 @@
+"""An A/B test's input rules (pure): 2-5 versions lettered A..E, the test share, the wait before the winner goes.
+
+The versions live in the job's `variants` JSON ({"A": text, "B": text, ...})
+and each item's `variant` column holds its recipient's letter, so a version's
+copies are built by the same per-variant path as language variants
+(content/methods.by_variant), and a retry keeps each recipient's version.
+"""
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from app.services.broadcast.content import text_rules
+
+LETTERS = "ABCDE"
+MIN_VERSIONS, MAX_VERSIONS = 2, len(LETTERS)
+MIN_WAIT, MAX_WAIT = timedelta(minutes=10), timedelta(days=7)
+_WAIT = re.compile(r"^\s*(\d{1,5})\s*([mhd])\s*$", re.IGNORECASE)
+# ab_state values: the test waits for its winner; cron found no clear leader and told the admins once
+# (an admin picks); the winner job was made (or nobody was left to send it to).
+TESTING, ASKED, SENT = "testing", "asked", "sent"
+OPEN_STATES = (TESTING, ASKED)
+
+
+def check_versions(texts) -> dict[str, str]:
+    """Return {letter: checked HTML} for 2-5 texts, or raise ValueError in one line."""
+    texts = list(texts)
+    if not MIN_VERSIONS <= len(texts) <= MAX_VERSIONS:
+        raise ValueError(f"an A/B test has {MIN_VERSIONS} to {MAX_VERSIONS} versions (--ab), got {len(texts)}")
+    checked = {}
+    for letter, text in zip(LETTERS, texts, strict=False):
+        try:
+            checked[letter] = text_rules.check(text)
+        except ValueError as exc:
+            raise ValueError(f"version {letter}: {exc}") from None
+    if len(set(checked.values())) < len(checked):
+        raise ValueError("two versions have the same text: each version must differ")
+    return checked
+
+
+def check_share(share) -> int:
+    """Return the test share as a whole percent strictly between 0 and 100, or raise ValueError."""
+    try:
+        value = int(share)
+    except (TypeError, ValueError):
+        raise ValueError(f"test share {share!r}: a whole percent such as 10") from None
+    if not 1 <= value <= 99:
+        raise ValueError(f"test share {value}%: between 1 and 99 (the rest gets the winner)")
+    return value
+
+
+def parse_wait(text: str) -> timedelta:
+    """Return the wait before the winner goes from "2h", "90m" or "1d" (10 minutes to 7 days), or raise ValueError."""
+    match = _WAIT.match(text or "")
+    if not match:
+        raise ValueError(f"{text!r} is not a wait: write it as 2h, 90m or 1d")
+    n, unit = int(match.group(1)), match.group(2).lower()
+    wait = timedelta(minutes=n) if unit == "m" else timedelta(hours=n) if unit == "h" else timedelta(days=n)
+    if not MIN_WAIT <= wait <= MAX_WAIT:
+        raise ValueError(f"{text!r}: a wait of 10m to 7d")
+    return wait
+
+
+def sample_size(audience: int, share: int) -> int:
+    """Return the test's recipients: share % of the audience, rounded half up (integer arithmetic, no float)."""
+    return (audience * share + 50) // 100

@@ -1,0 +1,41 @@
+"""Texts of A/B tests: the job view's versions, the winner's line, the pick buttons, the admins' alert."""
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    "ab_title": {"fa": "\n\n🧪 آزمون A/B — {share}٪ مخاطبان، {n} نسخه (برنده با نرخ کلیک)",
+                 "en": "\n\n🧪 A/B test — {share}% of the audience, {n} versions (winner by CTR)"},
+    "ab_row": {"fa": "\nنسخهٔ {v}: {recipients} گیرنده، {delivered} رسیده، {clicks} کلیک، نرخ کلیک {ctr}٪",
+               "en": "\nVersion {v}: {recipients} recipients, {delivered} delivered, {clicks} clicks, CTR {ctr}%"},
+    "ab_leader": {"fa": "\nپیشتاز: نسخهٔ {v}", "en": "\nLeader: version {v}"},
+    "ab_no_leader": {"fa": "\nهنوز پیشتاز روشنی نیست", "en": "\nNo clear leader yet"},
+    "ab_test": {"fa": "\nآزمون z دو نسبت (پیشتاز در برابر دومی): {p}",
+                "en": "\nTwo-proportion z-test (leader vs runner-up): {p}"},
+    "ab_p": {"fa": "p = {p}", "en": "p = {p}"},
+    "ab_p_weak": {"fa": "p = {p}، معنادار نیست", "en": "p = {p}, not significant"},
+    "ab_p_none": {"fa": "هنوز قابل محاسبه نیست", "en": "not computable yet"},
+    "ab_goes_at": {"fa": "\nبرنده خودکار ارسال می‌شود: {when} (UTC)", "en": "\nThe winner goes automatically: {when} UTC"},
+    "ab_goes_after": {"fa": "\nبرنده {wait} پس از پایان ارسال آزمون، خودکار ارسال می‌شود.",
+                      "en": "\nThe winner goes automatically {wait} after the test finishes sending."},
+    "ab_goes_sent": {"fa": "\n🏆 نسخهٔ {v} برای بقیه ارسال شد: #{job}", "en": "\n🏆 Version {v} went to the rest: #{job}"},
+    "ab_goes_empty": {"fa": "\n🏆 نسخهٔ {v} برنده شد؛ کسی برای ارسال باقی نماند.",
+                      "en": "\n🏆 Version {v} won; nobody was left to send it to."},
+    "ab_goes_admin": {"fa": "\nپیشتاز روشنی نبود: برنده را شما انتخاب کنید.",
+                      "en": "\nThere was no clear leader: pick the winner yourself."},
+    "ab_goes_never": {"fa": "\nآزمون لغو شد؛ برنده‌ای ارسال نمی‌شود.",
+                      "en": "\nThe test was cancelled: no winner will be sent."},
+    "ab_winner_of": {"fa": "\n\n🏆 برندهٔ آزمون A/B #{test} (نسخهٔ {v})",
+                     "en": "\n\n🏆 The winner of A/B test #{test} (version {v})"},
+    "btn_ab_pick": {"fa": "🏆 ارسال نسخهٔ {v} به بقیه", "en": "🏆 Send version {v} to the rest"},
+    "ab_picked": {"fa": "🏆 نسخهٔ {v} برای بقیه در صف ارسال است: #{job}",
+                  "en": "🏆 Version {v} is queued for the rest: #{job}"},
+    "ab_picked_empty": {"fa": "🏆 نسخهٔ {v} برنده شد؛ کسی برای ارسال باقی نماند.",
+                        "en": "🏆 Version {v} won; nobody is left to send it to."},
+    "ab_pick_refused": {"fa": "❌ برندهٔ این آزمون را نمی‌توان اکنون انتخاب کرد (لغو شده، هنوز شروع نشده یا قبلاً انتخاب شده).",
+                        "en": "❌ This test cannot take a winner now (cancelled, not started, or already chosen)."},
+    "ab_alert": {"fa": "🧪 زمان برندهٔ آزمون A/B #{id} رسید، اما پیشتاز روشنی نیست (هیچ کلیکی، یا نرخ کلیک برابر). "
+                       "چیزی ارسال نشد؛ نسخه‌ای را برای بقیه انتخاب کنید:",
+                 "en": "🧪 A/B test #{id}'s wait is over but no version leads (no click, or a tie at the top). "
+                       "Nothing was sent; pick a version for the rest:"},
+    "act_ab_edit": {"fa": "❌ ارسال #{id} آزمون A/B است: نسخه‌هایش یک متن جدید نمی‌گیرند.",
+                    "en": "❌ Broadcast #{id} is an A/B test: its versions cannot take one new text."},
+}
