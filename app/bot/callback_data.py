@@ -30,8 +30,10 @@ TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
 _AB_PICK = re.compile(r"[1-9][0-9]{0,18}\.[A-E]", re.ASCII)
 
-# The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend_keyboard).
-TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30", "urgent", "unsub"})
+# The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend_keyboard),
+# and auto-expiry's T: off, 1, 6, 24, 47 hours (app.bot.presend_expiry).
+TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7", "j30", "urgent", "unsub",
+                     "x0", "x1", "x6", "x24", "x47"})
 
 
 class Callback(NamedTuple):

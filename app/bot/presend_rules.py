@@ -1,8 +1,9 @@
-"""The pre-send screen's sending rules: urgent and unsubscribe-button toggles, quiet-hours and daily-cap lines."""
+"""The pre-send screen's sending rules: urgent, unsubscribe-button and auto-expiry toggles, and what each will do."""
 from __future__ import annotations
 
 from dataclasses import replace
 
+from app.bot import presend_expiry
 from app.bot.callback_data import build
 from app.models.broadcast import CONTENT_ALBUM
 from app.repository.db_clock import db_utcnow
@@ -11,7 +12,7 @@ from app.services.broadcast.schedule import quiet_hours
 from app.texts import t
 
 URGENT, UNSUB = "urgent", "unsub"
-TOGGLES = (URGENT, UNSUB)
+TOGGLES = (URGENT, UNSUB) + presend_expiry.TOGGLES
 
 
 def resolve(draft: Draft, settings: dict) -> Draft:
@@ -24,18 +25,21 @@ def resolve(draft: Draft, settings: dict) -> Draft:
 
 
 def toggled(draft: Draft, option: str) -> Draft:
-    """Return the draft with the urgent flag or the unsubscribe button flipped (an album keeps none)."""
+    """Return the draft with the urgent flag or the unsubscribe button flipped (an album keeps none), or T chosen."""
+    if option in presend_expiry.TOGGLES:
+        return presend_expiry.toggled(draft, option)
     if option == URGENT:
         return replace(draft, urgent=not draft.urgent)
     return replace(draft, unsubscribe=not draft.unsubscribe and draft.content_type != CONTENT_ALBUM)
 
 
 def toggle_row(lang: str, draft: Draft, preview_id: str) -> list[list[dict]]:
-    """Return the row of the two toggles (✅ marks what is on); an album gets no unsubscribe toggle."""
-    shown = (URGENT,) if draft.content_type == CONTENT_ALBUM else TOGGLES
+    """Return the row of the two toggles (✅ marks what is on; an album gets no unsubscribe toggle), then T's row."""
+    shown = (URGENT,) if draft.content_type == CONTENT_ALBUM else (URGENT, UNSUB)
     on = {URGENT: draft.urgent, UNSUB: bool(draft.unsubscribe)}
     return [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
-              "callback_data": build("toggle", arg, preview_id)} for arg in shown]]
+              "callback_data": build("toggle", arg, preview_id)} for arg in shown]] + \
+        presend_expiry.toggle_row(lang, draft, preview_id)
 
 
 def lines(lang: str, draft: Draft, settings: dict) -> str:
@@ -47,7 +51,7 @@ def lines(lang: str, draft: Draft, settings: dict) -> str:
         text += t("wiz_unsub_album", lang)
     elif draft.unsubscribe:
         text += t("wiz_unsub_on", lang)
-    return text
+    return text + presend_expiry.line(lang, draft)
 
 
 def _quiet_line(lang: str, draft: Draft, settings: dict) -> str:

@@ -10,6 +10,7 @@ from app.cli.broadcast_cmd import JOB_ID, broadcast_group
 from app.cli.common import CommandError
 from app.services import audit
 from app.services.broadcast.actions import expiry, pin, unsend_edit
+from app.services.broadcast.jobs.expiry_time import format_after, parse_after
 from app.services.broadcast.reporting.expiry_view import next_pass
 from app.services.settings import load_settings
 
@@ -53,7 +54,7 @@ def parse_after_option(_ctx, _param, value: str | None) -> timedelta | None:
     if value is None:
         return None
     try:
-        return expiry.parse_after(value)
+        return parse_after(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
 
@@ -79,4 +80,4 @@ def expire_cmd(job_id: int, after: timedelta | None, cancel: bool, as_json: bool
         raise CommandError(str(exc)) from None
     due = next_pass(job)
     _print({"job_id": job_id, "expire_after": job.expire_after, "next_pass_utc": due.isoformat() if due else None},
-           as_json, f"job {job_id}: each copy is deleted {expiry.format_after(after)} after it was sent")
+           as_json, f"job {job_id}: each copy is deleted {format_after(after)} after it was sent")

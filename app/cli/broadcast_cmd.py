@@ -17,11 +17,11 @@ from app.cli.validate import button_problem, text_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast.actions import expiry
 from app.services.broadcast.content.variants import MEDIA, VariantRefused, check_cli_pairs
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs import purge as jobs_purge
 from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.jobs.expiry_time import parse_after
 from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.reporting import variant_stats
 from app.services.broadcast.schedule import releases
@@ -174,9 +174,10 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience or "all", tuple(langs), active_days, joined_days, sources)
     tap = {"text": tap_text, "tag": tap_tag, "answer": tap_answer} if tap_text else None
+    after = _expire_after(expire_after)  # set in the job's own insert: no job is ever queued without it
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   variants=checked or None, silent=silent, protect=protect, urgent=urgent,
-                  unsubscribe=unsubscribe, tap=tap).with_target(target)
+                  unsubscribe=unsubscribe, tap=tap, expire_after=after).with_target(target)
     draft = segment_draft(draft, audience, segment, excludes)
     if ab:
         return ab_create.create(draft, click.get_current_context().params)
@@ -184,7 +185,6 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         create_series(draft, every, until, count, if_missed, created_by)
         return
     send_at = _send_at(at) if at is not None else None
-    after = _expire_after(expire_after)
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = creation.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
@@ -197,16 +197,13 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
-    if after is not None:
-        # Before any copy can be T old: the expiry counts from each copy's own sent_at.
-        expiry.set_expiry(job.id, after, audit.ACTOR_CLI)
     click.echo(job.id)
 
 
-def _expire_after(raw: str | None):
-    """Parse --expire-after (at most 47h) before the job exists, or exit 2 saying why."""
+def _expire_after(raw: str | None) -> int | None:
+    """Parse --expire-after (at most 47h) into seconds before the job exists, or exit 2 saying why."""
     try:
-        return expiry.parse_after(raw) if raw is not None else None
+        return int(parse_after(raw).total_seconds()) if raw is not None else None
     except ValueError as exc:
         raise CommandError(f"--expire-after: {exc}", exit_code=2) from None
 

@@ -76,6 +76,15 @@ TEXTS: dict[str, dict[str, str]] = {
                          "en": "\n⏳ Auto-delete after {after}: done (its unsend jobs are in the list)."},
     "expiry_left": {"fa": "{h} ساعت و {m} دقیقه", "en": "{h} h {m} min"},
     "expiry_after": {"fa": "{h} ساعت", "en": "{h} h"},
+    # --- the pre-send screen's auto-expiry row and line ---
+    "btn_presend_expire_off": {"fa": "⏳ بدون حذف", "en": "⏳ Keep"},
+    "btn_presend_expire_h": {"fa": "{h} ساعت", "en": "{h} h"},
+    "wiz_expire_line": {
+        "fa": "\n⏳ حذف خودکار: هر نسخه {after} پس از رسیدنش برای همه حذف می‌شود (با cron)؛ "
+              "اگر اکنون ارسال شود، نخستین‌ها حدود {at}.",
+        "en": "\n⏳ Auto-delete: each copy is deleted for everyone {after} after it arrived (by cron); "
+              "sent now, the first go around {at}.",
+    },
     "act_expiry_set": {"fa": "حذف خودکار تنظیم شد", "en": "auto-delete set"},
     "act_expiry_cancelled": {"fa": "حذف خودکار لغو شد", "en": "auto-delete cancelled"},
     "act_expired": {"fa": "حذف خودکار اجرا شد", "en": "auto-delete ran"},

@@ -57,9 +57,10 @@ def test_screen_shows_count_duration_options_and_bound_toggles(client, simulator
     assert copy["text"] == "hello"  # the exact message, above the screen
     pid = preview_id()
     rows = shown["reply_markup"]["inline_keyboard"]
-    assert [[b["callback_data"] for b in row] for row in rows[:-3]] == [
+    assert [[b["callback_data"] for b in row] for row in rows[:-4]] == [
         [f"w.opt:{arg}:{pid}" for arg in row] for row in TOGGLES]
-    assert [b["callback_data"] for b in rows[-3]] == [f"w.opt:urgent:{pid}", f"w.opt:unsub:{pid}"]
+    assert [b["callback_data"] for b in rows[-4]] == [f"w.opt:urgent:{pid}", f"w.opt:unsub:{pid}"]
+    assert [b["callback_data"] for b in rows[-3]] == [f"w.opt:{arg}:{pid}" for arg in ("x0", "x1", "x6", "x24", "x47")]
     assert [b["callback_data"] for b in rows[-2]] == [f"w.sched:{pid}"]
     assert [b["text"] for b in rows[0]] == [t("btn_opt_silent"), t("btn_opt_protect")]
     # Confirm carries an id of its own: the toggles' and Abort's id never confirms.

@@ -13,6 +13,7 @@ from app.models.broadcast import KIND_UNSEND, TOO_OLD
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast.actions import expiry, unsend_edit
+from app.services.broadcast.jobs.expiry_time import parse_after
 from app.services.broadcast.reporting.expiry_view import expiry_line
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
 from tests.broadcast.test_actions import copies, counters, run, sent_job
@@ -133,8 +134,8 @@ def test_refusals_and_a_job_still_sending_waits(app, simulator):
     settings = engine_settings()
     for text in ("48h", "3000m", "soon", "0m"):
         with pytest.raises(ValueError):
-            expiry.parse_after(text)
-    assert expiry.parse_after("47h") == timedelta(hours=47) and expiry.parse_after("90m") == timedelta(minutes=90)
+            parse_after(text)
+    assert parse_after("47h") == timedelta(hours=47) and parse_after("90m") == timedelta(minutes=90)
     users, source = sent_job(simulator, 3, settings)
     unsend = unsend_edit.unsend_job(source, settings=settings)
     with pytest.raises(unsend_edit.NotActionable) as refused:

@@ -1,4 +1,5 @@
 """Quiet hours (Tehran): a broadcast pauses on reaching them and cron resumes it after; urgent ones go on."""
+import json
 from datetime import datetime, time, timedelta
 
 import pytest
@@ -229,3 +230,27 @@ def test_two_cron_calls_resume_a_job_once(quiet, tehran, simulator):
     assert rules_repo.resume_after_quiet(job.id) is False  # the other cron process matches nothing
     db.session.commit()
     assert reload(job.id).status == "queued"
+
+
+def test_each_quiet_pause_writes_one_system_paused_row_and_the_report_shows_it(quiet, tehran, simulator, runner):
+    # In the pause's own transaction: the results picture shades pauses from the audit log.
+    create_users(30)
+    tehran.set("22:58")
+    job = create_text_job(settings=load_settings())
+    pump(job.id, 1.0, settings=load_settings())  # a part goes before 23:00
+    tehran.set("23:00")
+    assert pump(job.id, 5, settings=load_settings()).stop == "quiet_hours"
+    reason = reload(job.id).pause_reason
+    assert [a for a in _audit(job.id) if a[1] == "paused"] == [("system", "paused", reason)]
+    pump(job.id, 5, settings=load_settings())  # paused: no second pause, no second row
+    pump_all(3)  # still quiet: cron neither resumes nor pauses again
+    assert len([a for a in _audit(job.id) if a[1] == "paused"]) == 1
+    tehran.set("08:00", days=1)
+    pump_all(10)
+    assert reload(job.id).status == "completed"
+    assert [a[1] for a in _audit(job.id) if a[1] in ("paused", "resumed")] == ["paused", "resumed"]
+    report = runner.invoke(args=["broadcast", "report", str(job.id), "--json"])
+    assert report.exit_code == 0, report.output
+    [pause] = json.loads(report.stdout)["pauses"]
+    assert pause["reason"] == reason and "۲۳:۰۰" in pause["reason"]
+    assert pause["at"] <= pause["until"]  # ISO times in one zone: shaded from the pause to the resume

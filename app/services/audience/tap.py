@@ -68,8 +68,15 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
     """Tag the presser and count the press, in the update's transaction; return (accepted, the job's answer).
 
     Refused (False, None): a mac that is not the job's, a job without a tap
-    button, or a presser who was not sent the job. The job row is locked first
-    (the counters), as the pump's transactions do before touching anything else.
+    button, or a presser who was not sent the job.
+
+    Lock order: the tag first, then the job row (its counters). The tag's
+    INSERT checks its foreign key with a shared lock on the presser's users
+    row, so this is the unsubscribe button's order (users row, its tags, then
+    the job's count): a job-first tap deadlocks with it when one user presses
+    both under a copy (tests/audience/test_tap_lock_order.py). The reads above
+    lock nothing; items are never locked here, so record_click's rule (job
+    row before items, as the pump) has nothing to order against.
     """
     if not hmac.compare_digest(mac, _mac(job_id)):
         return False, None

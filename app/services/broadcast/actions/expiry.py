@@ -15,7 +15,6 @@ the admins once.
 from __future__ import annotations
 
 import logging
-import re
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
@@ -29,11 +28,9 @@ from app.services import audit
 from app.services.broadcast.actions import lineage
 from app.services.broadcast.actions.unsend_edit import COPIED, DELETE_WINDOW, NotActionable, check_source, covered
 from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.expiry_time import check_after, format_after
 
 log = logging.getLogger(__name__)
-# The longest T: Telegram deletes a bot's message in a private chat for 48 hours; an hour is left for the pass.
-MAX_AFTER = timedelta(hours=47)
-MIN_AFTER = timedelta(minutes=1)
 # A later pass comes at least this long after the one before: a few passes per broadcast, not one per minute.
 PASS_GAP = timedelta(minutes=10)
 # A copy is written too_old when it would pass 48 hours before the pass could reach it.
@@ -41,26 +38,6 @@ REACH_MARGIN = timedelta(minutes=10)
 # Refusals that mean "nothing left to expire": the pass clears expire_at instead of waiting.
 NOTHING_LEFT = ("act_nothing", "act_all_deleted")
 DUE_PER_CALL = 20
-_DURATION = re.compile(r"^\s*(\d+)\s*([hm]?)\s*$", re.IGNORECASE)
-
-
-def parse_after(text: str) -> timedelta:
-    """Return T from "6h", "90m" or "6" (hours); ValueError naming the limit otherwise."""
-    match = _DURATION.match(text or "")
-    if not match:
-        raise ValueError(f"{text!r} is not a duration: write it as 6h or 90m")
-    n, unit = int(match.group(1)), match.group(2).lower()
-    after = timedelta(minutes=n) if unit == "m" else timedelta(hours=n)
-    check_after(after)
-    return after
-
-
-def check_after(after: timedelta) -> None:
-    """Raise ValueError unless MIN_AFTER <= T <= MAX_AFTER (Telegram's 48 hours, less an hour for the pass)."""
-    if after > MAX_AFTER:
-        raise ValueError("at most 47h: Telegram lets a bot delete its messages for 48 hours only")
-    if after < MIN_AFTER:
-        raise ValueError("at least 1m")
 
 
 def set_expiry(job_id: int, after: timedelta, actor: str | None) -> BroadcastJob:
@@ -97,12 +74,6 @@ def cancel_expiry(job_id: int, actor: str | None) -> bool:
         audit.record(actor, audit.EXPIRY_CANCELLED, job_id, None)
     db.session.commit()
     return done
-
-
-def format_after(after: timedelta | int) -> str:
-    """Render T as "6h" or "90m"."""
-    seconds = int(after.total_seconds()) if isinstance(after, timedelta) else int(after)
-    return f"{seconds // 3600}h" if seconds % 3600 == 0 else f"{seconds // 60}m"
 
 
 def run_due(settings: dict | None = None, now: datetime | None = None) -> list[int]:

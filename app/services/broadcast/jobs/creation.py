@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from app.extensions import db
 from app.models.audience import Audience
@@ -21,6 +21,7 @@ from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
 from app.services.broadcast.jobs.control import start_next_if_idle
 from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.jobs.expiry_time import expiry_columns, format_after
 from app.services.broadcast.jobs.population import discard_draft, populate_in_chunks
 from app.services.broadcast.schedule.send_time import check_future
 from app.services.settings import load_settings
@@ -125,7 +126,8 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
                lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
                action: str = audit.CREATED, send_at: datetime | None = None,
                variants: dict | None = None, urgent: bool = False,
-               optout_button: bool | None = None, tap: dict | None = None) -> BroadcastJob:
+               optout_button: bool | None = None, tap: dict | None = None,
+               expire_after: timedelta | None = None) -> BroadcastJob:
     """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
 
     send_at (naive UTC) must lie ahead on the database's clock; the job then
@@ -135,6 +137,8 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
     the unsubscribe button under each copy (None: the setting broadcast_optout_button).
     tap: {"text", "tag", "answer"}, a tag-on-tap button. A Target (a segment,
     exclusions) is stored whole on the job: population runs now, from this copy.
+    expire_after: auto-expiry's T (1 min to 47 h), written in the row's own
+    insert, so the job is never queued without it.
     """
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
@@ -142,6 +146,7 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
                                               tap)
     columns = _audience_columns(audience)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
+    columns.update(expiry_columns(expire_after, send_at or now))  # ValueError past 47 h, before any row
     job = insert_draft(settings, **columns, silent=bool(silent), protect=bool(protect),
                        created_by=created_by, button_text=button_text, button_url=button_url,
                        progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
@@ -157,6 +162,8 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
     if send_at is not None:
         detail += f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}"
     detail += " urgent" * bool(urgent) + " unsubscribe_button" * bool(job.optout_button)
+    if expire_after is not None:
+        detail += f" expire_after={format_after(expire_after)}"
     queue_populated(job, total, actor, audit.SCHEDULED if send_at is not None else action, detail, send_at)
     log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
              job.status, job.send_at)
@@ -195,7 +202,8 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
                       button_text=draft.button_text, button_url=draft.button_url, settings=settings,
                       progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
                       actor=actor, action=action, send_at=send_at, variants=draft.variants, urgent=draft.urgent,
-                      optout_button=draft.unsubscribe, tap=draft.tap)
+                      optout_button=draft.unsubscribe, tap=draft.tap,
+                      expire_after=None if draft.expire_after is None else timedelta(seconds=draft.expire_after))
 
 
 def insert_draft(settings: dict | None, **columns) -> BroadcastJob:

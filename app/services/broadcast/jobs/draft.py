@@ -31,6 +31,7 @@ class Draft:
     protect: bool = False
     urgent: bool = False            # sent through quiet hours
     unsubscribe: bool | None = None  # the unsubscribe button under each copy (None: the setting's default)
+    expire_after: int | None = None  # auto-expiry: each copy deleted for everyone T seconds after it was sent
     paid_ok: bool = False           # a paid broadcast's first Confirm was pressed
     preview_id: str | None = None   # carried by the pre-send screen's toggles, schedule and abort
     confirm_id: str | None = None   # carried by its Confirm alone

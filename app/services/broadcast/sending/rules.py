@@ -13,6 +13,7 @@ from datetime import datetime
 
 from app.models.broadcast import KIND_SEND, BroadcastJob
 from app.repository import sending_rules as repo
+from app.services import audit
 from app.services.broadcast.schedule import quiet_hours
 from app.services.broadcast.sending.claims import Claim
 from app.texts import t
@@ -29,13 +30,18 @@ class SendingRules:
         self.reason: str | None = None  # the quiet-hours pause's reason, once this pump paused the job
 
     def quiet_pause(self, now: datetime) -> bool:
-        """Pause the job when quiet hours hold it now, in the caller's transaction; True when this call paused it."""
+        """Pause the job (audited) when quiet hours hold it now, in the caller's transaction; True if this call did."""
         until = quiet_hours.quiet_until(self.window, now)
         if until is None:
             return False
         self.reason = t("reason_quiet_hours", self.lang, window=quiet_hours.digits(self.window.label(), self.lang),
                         until=quiet_hours.digits(quiet_hours.tehran_clock(until), self.lang))
-        return repo.pause_for_quiet(self.job_id, self.reason)
+        if not repo.pause_for_quiet(self.job_id, self.reason):
+            return False
+        # In the pause's own transaction, as quiet_release writes the resume's: the results picture
+        # shades a pause from its audit rows, so a pause without one would never show.
+        audit.record(audit.ACTOR_SYSTEM, audit.PAUSED, self.job_id, self.reason)
+        return True
 
     def skip_capped(self, batch: list[Claim], now: datetime) -> list[Claim]:
         """Skip the block's recipients already at today's cap (Tehran day); return the claims still to send."""
