@@ -126,7 +126,12 @@ def on_audience(ctx: BotContext, token: str, audience: str) -> None:
         ctx.answer("wiz_no_channel", alert=True)
         return
     # A new audience starts without filters; the send options stay as chosen.
-    draft = replace(state.without_preview().with_target(Audience(audience)), segment_id=None, exclude_ids=None)
+    audience_chosen(ctx, replace(state.without_preview().with_target(Audience(audience)), segment_id=None,
+                                 exclude_ids=None))
+
+
+def audience_chosen(ctx: BotContext, draft: Draft) -> None:
+    """Go on to the preview with the audience just chosen; an empty audience keeps the admin on that step."""
     if draft.content_type == CONTENT_ALBUM:
         # The album is complete now: the preview fixes the parts gathered so far.
         content = with_parts(ctx, draft.content)

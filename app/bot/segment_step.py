@@ -10,13 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.bot import presend
-from app.bot.broadcast_wizard import to_preview, with_parts
+from app.bot.broadcast_wizard import audience_chosen
 from app.bot.buttons import button
 from app.bot.callback_data import build
 from app.bot.context import BotContext
 from app.bot.wizard_state import DRAFT_ID, PREVIEW_ID, STEP_AUDIENCE, STEP_PREVIEW, current_wizard_draft
-from app.models.broadcast import CONTENT_ALBUM
-from app.services import admins
 from app.services.audience import segments
 from app.services.audience.segments import SegmentMissing
 from app.services.broadcast.jobs.draft import Draft
@@ -67,21 +65,8 @@ def on_segment(ctx: BotContext, token: str, segment_id: int) -> None:
         ctx.answer("seg_gone", alert=True)
         _list(ctx, 1, token, "segment", "segments", set())
         return
-    draft = replace(state.without_preview().with_target(segments.rule_of(segment).audience),
-                    segment_id=segment.id, exclude_ids=None)
-    if draft.content_type == CONTENT_ALBUM:
-        content = with_parts(ctx, draft.content)
-        if content is None:
-            ctx.answer()
-            return
-        draft = replace(draft, content=content)
-    count = presend.count(draft)
-    if count == 0:
-        admins.set_state(ctx.user_id, STEP_AUDIENCE, draft.to_json())
-        ctx.answer("wiz_empty_audience", alert=True)
-        return
-    ctx.answer()
-    to_preview(ctx, draft, count)
+    audience_chosen(ctx, replace(state.without_preview().with_target(segments.rule_of(segment).audience),
+                                 segment_id=segment.id, exclude_ids=None))
 
 
 @button("w.xsegs")
