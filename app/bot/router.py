@@ -74,8 +74,8 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
 # and handled() refuses to start with a declared button no handler took.
 BUTTON_MODULES = (ab_screen, admin_settings, broadcast_controls, broadcast_wizard, chains_screen, expiry_screen,
-                  history, ledger, pin_screen, presend, recurring, results_chart, retry_screen, schedule_wizard, segment_step,
-                  subscription, tap_button, unsend_edit, variant_step)
+                  history, ledger, pin_screen, presend, recurring, results_chart, retry_screen, schedule_wizard,
+                  segment_step, subscription, tap_button, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again", a broadcast's tap button.
 PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin", "tap"})
