@@ -99,6 +99,23 @@ def test_a_stale_button_is_refused_naming_the_state_and_the_message_redrawn(clie
     assert admin_audit() == before  # nothing happened, nothing logged
 
 
+def test_a_change_racing_the_press_is_refused_by_the_guarded_update(client, simulator, monkeypatch):
+    chain_id = make_chain("joined", "0|One")
+    send(client, simulator, "/chains")
+    listing = offered(simulator, "ch.pause")
+    real = manage.pause
+
+    def stopped_meanwhile(cid, actor):  # the CLI stops it between the screen's read and its UPDATE
+        manage.stop(cid, audit.ACTOR_CLI)
+        return real(cid, actor)
+
+    monkeypatch.setattr(manage, "pause", stopped_meanwhile)
+    press(client, simulator, "ch.pause", under=listing)
+    assert manage.status_of(chain_id) == "stopped"
+    assert last_answer(simulator)["text"] == t("chain_not_now", status=t("chain_status_stopped"))
+    assert admin_audit() == [(audit.ACTOR_CLI, manage.CHAIN_STOPPED)]
+
+
 def test_a_chain_that_is_gone_is_named_so(client, simulator):
     send(client, simulator, "/chains")
     tap(client, simulator, "ch.stop_yes:987654", message_id=1)
