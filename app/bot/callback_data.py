@@ -70,6 +70,10 @@ DECLARED: tuple[Declaration, ...] = (
     ("rc.pause", "rec_pause", "id", False), ("rc.resume", "rec_resume", "id", False),
     ("rc.stop", "rec_stop", "id", False), ("rc.stop_yes", "rec_stop_yes", "id", False),
     ("rc.back", "rec_back", "id", False),
+    # Drip chains (/chains).
+    ("ch.pause", "chain_pause", "id", False), ("ch.resume", "chain_resume", "id", False),
+    ("ch.stop", "chain_stop", "id", False), ("ch.stop_yes", "chain_stop_yes", "id", False),
+    ("ch.back", "chain_back", "id", False),
     # Saved segments: a list page or a segment id, bound to the draft or the preview.
     ("w.segs", "segments", "id", True), ("w.seg", "segment", "id", True),
     ("w.xsegs", "exclude_list", "id", True), ("w.xseg", "exclude_toggle", "id", True),

@@ -14,6 +14,7 @@ from app.bot import (
     broadcast_album,
     broadcast_controls,
     broadcast_wizard,
+    chains_screen,
     expiry_screen,
     help_screen,
     history,
@@ -59,6 +60,7 @@ COMMANDS: dict[str, Handler] = {
     "jobs": history.on_jobs,
     "scheduled": schedule_wizard.on_list,
     "recurring": recurring.on_list,
+    "chains": chains_screen.on_list,
     "tag": tagging.on_tag,
     "untag": tagging.on_untag,
 }
@@ -71,9 +73,9 @@ MENU_BUTTONS: dict[str, Handler] = {
 # Every callback but PUBLIC_CALLBACKS is an admin action; the router checks that before any of these runs.
 # Each button is declared in app.bot.callback_data; these modules attach their handlers (@button) on import,
 # and handled() refuses to start with a declared button no handler took.
-BUTTON_MODULES = (ab_screen, admin_settings, broadcast_controls, broadcast_wizard, expiry_screen, history, ledger,
-                  pin_screen, presend, recurring, results_chart, retry_screen, schedule_wizard, segment_step,
-                  subscription, tap_button, unsend_edit, variant_step)
+BUTTON_MODULES = (ab_screen, admin_settings, broadcast_controls, broadcast_wizard, chains_screen, expiry_screen,
+                  history, ledger, pin_screen, presend, recurring, results_chart, retry_screen, schedule_wizard,
+                  segment_step, subscription, tap_button, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again", a broadcast's tap button.
 PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin", "tap"})

@@ -12,6 +12,7 @@ from app.texts import (
     actions,
     after_send,
     audience,
+    chains,
     jobs,
     presend,
     recurring,
@@ -27,7 +28,7 @@ from app.texts import (
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
                                    results, rules, segments, after_send,
-                                   audience, ab)
+                                   audience, ab, chains)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

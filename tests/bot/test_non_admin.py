@@ -93,7 +93,7 @@ def test_user_row_admin_flag_grants_rights(client, simulator, app):
 
 # A well-formed argument of each kind a button carries (app.bot.callback_data._ARGS).
 SAMPLE_ARGS = {"audience": "all", "setting": "broadcast_batch_size", "option": "silent", "preset": "hour",
-               "source": "ads", "variant": "en", "edit_variant": "default"}
+               "source": "ads", "variant": "en", "edit_variant": "default", "ab_pick": "1.A"}
 # Pressed by any user, under copies and /stop's answer (tests/bot/test_optout.py).
 EVERYONE = {"u.stop", "u.out", "u.sub", "b.tap"}  # under copies: anyone who got one may press
 
