@@ -127,6 +127,23 @@ def drop_job(job_id: int) -> None:
     db.session.execute(delete(BroadcastJobItem).where(BroadcastJobItem.job_id == job_id))
     db.session.execute(delete(BroadcastJob).where(BroadcastJob.id == job_id))
     db.session.commit()
+    wait_for_purge()
+
+
+def wait_for_purge(limit: float = 120) -> None:
+    """On MariaDB, wait (up to limit s) until InnoDB purged the deleted items: purging would slow the next rule."""
+    from sqlalchemy import text
+
+    from app.extensions import db
+
+    if db.engine.dialect.name == "sqlite":
+        return
+    query = text("SELECT `count` FROM information_schema.innodb_metrics WHERE name = 'trx_rseg_history_len'")
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and (db.session.execute(query).scalar() or 0) > 1000:
+        db.session.commit()
+        time.sleep(0.5)
+    db.session.commit()
 
 
 def measure(kind: str, users: int, repeat: int, reuse: str | None = None) -> list[dict]:
