@@ -30,8 +30,9 @@ def excluded(rule: Rule, now: datetime | None = None):
     over that condition's table correlated on user_id (its primary key or
     (job_id, user_id) index: one probe per user, where a CASE over IN
     subqueries rebuilt each excluded set per statement); the rule's other
-    conditions, on this user, sit in it. A NULL there (last_seen_at never
-    set) makes no row exist, so the user stays, as with CASE WHEN ... = 0.
+    conditions, on this user, sit in it. A NULL there (language_code or
+    start_source unset) makes no row exist, so the user stays, as with
+    CASE WHEN ... = 0.
     """
     positives = _positives(rule)
     if not positives:
