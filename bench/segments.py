@@ -4,11 +4,17 @@ Builds N users (scale.py's mix) with tags (vip 5 %, news 30 %, churn 10 %) and f
 silver 12 %, free otherwise; city for half), and one delivered broadcast (every 4th user, a tenth of
 them clicked); then times, per rule, `count` (median of --repeat) and create_job's whole population.
 
-    .venv/bin/python -m bench.segments [--db mariadb] [--users 1000000] [--repeat 3]
+    .venv/bin/python -m bench.segments [--db mariadb] [--users 1000000] [--repeat 3] [--reuse NAME]
+
+--reuse NAME keeps the database (MariaDB: database NAME; SQLite: the file NAME) and reuses it the next
+time when it already holds the N users: a 1M build takes minutes, a rerun only the measurements. The
+migrations run either way (a new index lands on the kept database), and each rule's job is deleted
+after it is timed, so every rule and every run sees the same tables.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -16,11 +22,21 @@ import time
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.common import BASE_ID, bound_app, db_choices, db_kinds, engine_settings, fresh_database, migrate
+from bench.common import (
+    BASE_ID,
+    MARIADB_SERVER,
+    bound_app,
+    db_choices,
+    db_kinds,
+    engine_settings,
+    fresh_database,
+    migrate,
+)
 from bench.output import print_table, write_results
 from bench.scale import median_time, seed_users
 
-COLUMNS = ["db", "users", "rule", "count", "count_s", "populate_s", "target_count_0.3s", "target_populate_8s"]
+COLUMNS = ["db", "users", "rule", "count", "count_s", "populate_s", "target_count_0.3s", "target_populate_8s",
+           "load_1m"]
 JOB = 1
 CITIES = ("تهران", "شیراز", "مشهد", "تبریز")
 
@@ -70,18 +86,82 @@ def rules() -> dict:
     }
 
 
-def measure(kind: str, users: int, repeat: int) -> list[dict]:
-    """Build the users and time each rule's count and population."""
+@contextlib.contextmanager
+def kept_database(kind: str, name: str):
+    """Yield the URL of database `name` (a MariaDB database, or an SQLite file path), created if missing, kept."""
+    if kind == "sqlite":
+        yield "sqlite:///" + os.path.abspath(name)
+        return
+    from sqlalchemy import create_engine, text
+
+    server = create_engine(MARIADB_SERVER, isolation_level="AUTOCOMMIT")
+    with server.connect() as conn:
+        conn.execute(text(f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4 "
+                          "COLLATE utf8mb4_unicode_ci"))
+    server.dispose()
+    yield f"{MARIADB_SERVER.rstrip('/')}/{name}?charset=utf8mb4"
+
+
+def seeded(users: int) -> bool:
+    """Tell whether the bound database already holds the bench's users, tags, fields and delivered job."""
+    from sqlalchemy import func, select
+
+    from app.extensions import db
+    from app.models import BroadcastJob, User
+
+    found = db.session.execute(select(func.count()).select_from(User)).scalar_one()
+    job = db.session.get(BroadcastJob, JOB)
+    db.session.commit()
+    if found and (found != users or job is None):
+        raise SystemExit(f"the kept database holds {found} users (not {users}) or no job {JOB}: drop it first")
+    return bool(found)
+
+
+def drop_job(job_id: int) -> None:
+    """Delete a measured job and its items (ON DELETE CASCADE), so the next rule sees the same tables."""
+    from sqlalchemy import delete
+
+    from app.extensions import db
+    from app.models import BroadcastJob, BroadcastJobItem
+
+    db.session.execute(delete(BroadcastJobItem).where(BroadcastJobItem.job_id == job_id))
+    db.session.execute(delete(BroadcastJob).where(BroadcastJob.id == job_id))
+    db.session.commit()
+    wait_for_purge()
+
+
+def wait_for_purge(limit: float = 120) -> None:
+    """On MariaDB, wait (up to limit s) until InnoDB purged the deleted items: purging would slow the next rule."""
+    from sqlalchemy import text
+
+    from app.extensions import db
+
+    if db.engine.dialect.name == "sqlite":
+        return
+    query = text("SELECT `count` FROM information_schema.innodb_metrics WHERE name = 'trx_rseg_history_len'")
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and (db.session.execute(query).scalar() or 0) > 1000:
+        db.session.commit()
+        time.sleep(0.5)
+    db.session.commit()
+
+
+def measure(kind: str, users: int, repeat: int, reuse: str | None = None) -> list[dict]:
+    """Build the users (or reuse a kept database holding them) and time each rule's count and population."""
     from app.services.audience.segments import count_rule
     from app.services.broadcast.jobs import creation
     from app.services.broadcast.jobs.control import cancel_job
 
     out = []
-    with fresh_database(kind) as url:
+    with (kept_database(kind, reuse) if reuse else fresh_database(kind)) as url:
         migrate(url)
         with bound_app(url, "http://127.0.0.1:9"):
-            seed_users(users)
-            print(f"seeded {users} users (+ tags, fields, items) in {seed_audience(users):.1f} s", file=sys.stderr)
+            if reuse and seeded(users):
+                print(f"reusing {reuse}: {users} users", file=sys.stderr)
+            else:
+                seed_users(users)
+                print(f"seeded {users} users (+ tags, fields, items) in {seed_audience(users):.1f} s",
+                      file=sys.stderr)
             for name, target in rules().items():
                 n = count_rule(target)
                 count_s = median_time(lambda t=target: count_rule(t), repeat)
@@ -91,9 +171,12 @@ def measure(kind: str, users: int, repeat: int) -> list[dict]:
                 populate_s = time.perf_counter() - started
                 assert job.total_count == n, (name, job.total_count, n)
                 cancel_job(job.id)
+                drop_job(job.id)
+                print(f"{name}: {n} users, count {count_s:.3f} s, populate {populate_s:.2f} s "
+                      f"(load {os.getloadavg()[0]:.2f})", file=sys.stderr)
                 out.append({"db": kind, "users": users, "rule": name, "count": n, "count_s": round(count_s, 3),
                             "populate_s": round(populate_s, 2), "target_count_0.3s": count_s <= 0.3,
-                            "target_populate_8s": populate_s <= 8})
+                            "target_populate_8s": populate_s <= 8, "load_1m": round(os.getloadavg()[0], 2)})
     return out
 
 
@@ -102,8 +185,12 @@ def main(argv=None) -> int:
     db_choices(parser, default="mariadb")
     parser.add_argument("--users", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--reuse", metavar="NAME",
+                        help="keep the database NAME (SQLite: a file) and reuse it when it holds the users")
     args = parser.parse_args(argv)
-    rows = [row for kind in db_kinds(args.db) for row in measure(kind, args.users, args.repeat)]
+    if args.reuse and args.db == "both":
+        parser.error("--reuse names one database: pick --db sqlite or --db mariadb")
+    rows = [row for kind in db_kinds(args.db) for row in measure(kind, args.users, args.repeat, args.reuse)]
     print_table(rows, COLUMNS)
     write_results("segments", args, rows)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import and_, case, literal, select
+from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models.broadcast import SENT, BroadcastJob, BroadcastJobItem
@@ -18,10 +19,29 @@ I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 def target_filter(target: Target, now: datetime | None = None) -> list:
     """Return the WHERE of a target: its rule, and for each excluded rule "not one of its users"."""
     where = rule_filter(target.include, now)
-    for _name, rule in target.excludes:
-        # CASE, not NOT(...): a NULL in the excluded rule (last_seen_at never set) must not drop the row.
-        where.append(case((and_(*rule_filter(rule, now)), 1), else_=0) == 0)
+    where += [excluded(rule, now) for _name, rule in target.excludes]
     return where
+
+
+def excluded(rule: Rule, now: datetime | None = None):
+    """Return "the user is not one of rule's users", a NULL in the rule never dropping a user.
+
+    With a positive condition (a tag, field value or delivery), a NOT EXISTS
+    over that condition's table correlated on user_id (its primary key or
+    (job_id, user_id) index: one probe per user, where a CASE over IN
+    subqueries rebuilt each excluded set per statement); the rule's other
+    conditions, on this user, sit in it. A NULL there (language_code or
+    start_source unset) makes no row exist, so the user stays, as with
+    CASE WHEN ... = 0.
+    """
+    positives = _positives(rule)
+    if not positives:
+        # CASE, not NOT(...): a NULL in the excluded rule must not drop the row.
+        return case((and_(*rule_filter(rule, now)), 1), else_=0) == 0
+    (model, conditions), rest = positives[0], positives[1:]
+    drive = aliased(model)  # its own name: the rule's other subqueries over the same table do not correlate to it
+    inner = [*audience_clause(rule.audience, now), *(_in(m, c) for m, c in rest), *_negatives(rule)]
+    return ~select(literal(1)).select_from(drive).where(drive.user_id == User.id, *conditions(drive), *inner).exists()
 
 
 def rule_filter(rule: Rule, now: datetime | None = None) -> list:
@@ -31,32 +51,52 @@ def rule_filter(rule: Rule, now: datetime | None = None) -> list:
     SQLite can drive them from the (tag, user_id) / (name, value, user_id)
     index; negative ones are NOT EXISTS, one primary-key probe per user.
     """
-    where = audience_clause(rule.audience, now)
+    return [*audience_clause(rule.audience, now), *(_in(m, c) for m, c in _positives(rule)),
+            *_negatives(rule)]
+
+
+def _in(model, conditions):
+    """Return users.id IN (SELECT user_id FROM model WHERE conditions)."""
+    return User.id.in_(select(model.user_id).where(*conditions(model)))
+
+
+def _positives(rule: Rule) -> list[tuple]:
+    """Return the rule's positive conditions as (table, conditions on a given alias of it), in rule order."""
+    out = []
     if rule.tags_any:
-        where.append(User.id.in_(select(UserTag.user_id).where(UserTag.tag.in_(rule.tags_any))))
-    for tag in rule.tags_all:
-        where.append(User.id.in_(select(UserTag.user_id).where(UserTag.tag == tag)))
-    if rule.tags_none:
-        where.append(~select(literal(1)).where(UserTag.user_id == User.id, UserTag.tag.in_(rule.tags_none)).exists())
-    where += [_field(test) for test in rule.fields]
-    for job_id in rule.received:
-        where.append(User.id.in_(_items(job_id)))
+        out.append((UserTag, lambda t: [t.tag.in_(rule.tags_any)]))
+    out += [(UserTag, lambda t, tag=tag: [t.tag == tag]) for tag in rule.tags_all]
+    out += [(UserField, lambda f, test=test: [f.name == test.name, f.value.in_(test.values)])
+            for test in rule.fields if test.op != "!="]
+    for job_id in (*rule.received, *rule.not_clicked):
+        out.append((I, lambda i, family=job_family(job_id): [i.job_id.in_(family), i.status == SENT]))
     for job_id in rule.clicked:
-        where.append(User.id.in_(_items(job_id).where(I.clicked_at.is_not(None))))
+        out.append((I, lambda i, family=job_family(job_id): [i.job_id.in_(family), i.status == SENT,
+                                                               i.clicked_at.is_not(None)]))
+    return out
+
+
+def _negatives(rule: Rule) -> list:
+    """Return the rule's negative conditions: NOT EXISTS, one primary-key (or (job_id, user_id)) probe per user.
+
+    Each correlates to users by name: inside an exclusion's NOT EXISTS (excluded()) the users row is two
+    levels out, where SQLAlchemy's automatic correlation (the enclosing SELECT only) would not find it.
+    """
+    where = []
+    if rule.tags_none:
+        where.append(~select(literal(1)).where(UserTag.user_id == User.id, UserTag.tag.in_(rule.tags_none))
+                     .correlate(User).exists())
+    where += [_field(test) for test in rule.fields if test.op == "!="]
     for job_id in rule.not_clicked:
-        where.append(User.id.in_(_items(job_id)))
-        clicked = _items(job_id).where(I.clicked_at.is_not(None), I.user_id == User.id)
+        clicked = _items(job_id).where(I.clicked_at.is_not(None), I.user_id == User.id).correlate(User)
         where.append(~clicked.exists())
     return where
 
 
 def _field(test: FieldTest):
-    """Return one field condition; != passes users without the field (they do not have that value)."""
-    if test.op == "!=":
-        return ~select(literal(1)).where(UserField.user_id == User.id, UserField.name == test.name,
-                                         UserField.value == test.values[0]).exists()
-    return User.id.in_(select(UserField.user_id).where(UserField.name == test.name,
-                                                         UserField.value.in_(test.values)))
+    """Return a != condition: users without the field pass (they do not have that value)."""
+    return ~select(literal(1)).where(UserField.user_id == User.id, UserField.name == test.name,
+                                     UserField.value == test.values[0]).correlate(User).exists()
 
 
 def _items(job_id: int):

@@ -76,3 +76,36 @@ def test_the_plain_audience_with_an_exclusion(app):
     seed()
     target = Target(Rule(Audience("all")), None, (("vip", Rule(tags_any=("vip",))),))
     assert items_of(create_text_job(audience=target).id) == {3, 4, 5, 6}
+
+
+# Each rule kind as an excluded segment: "everyone subscribed less the rule's users" is the truth table's complement.
+EVERYONE = {1, 2, 3, 4, 5, 6}
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if CASES[n][1] != EVERYONE])
+def test_excluding_each_rule_kind_leaves_its_complement(app, name):
+    seed()
+    rule, expected = CASES[name]
+    target = Target(Rule(), None, (("x", rule),))
+    assert segments.count_rule(target) == len(EVERYONE - expected)
+    assert items_of(create_text_job(audience=target).id) == EVERYONE - expected
+
+
+def test_an_excluded_rule_with_a_tag_and_a_null_column_does_not_drop_the_user(app):
+    """The excluded rule's own filters are read on the user: language_code NULL is not "fa", so 2 stays."""
+    seed()
+    db.session.execute(update(User).where(User.id == uid(2)).values(language_code=None))
+    db.session.commit()
+    target = Target(Rule(), None, (("fa vip", Rule(Audience(langs=("fa",)), tags_any=("vip",))),))
+    assert segments.count_rule(target) == 5
+    assert items_of(create_text_job(audience=target).id) == {2, 3, 4, 5, 6}
+
+
+def test_an_excluded_rule_with_several_conditions_excludes_only_users_meeting_all(app):
+    seed()
+    both = Rule(tags_any=("vip", "fa_news"), tags_none=("خبر",), fields=(FieldTest("city", "in", ("تهران",)),
+                                                                        FieldTest("plan", "!=", ("free",))),
+                received=(JOB,))
+    target = Target(Rule(), None, (("x", both),))
+    assert segments.count_rule(target) == 5
+    assert items_of(create_text_job(audience=target).id) == {2, 3, 4, 5, 6}
