@@ -82,6 +82,18 @@ def parse_log_level(raw: str | None) -> str:
     return level
 
 
+def parse_switch(name: str, raw: str | None, *, default: bool) -> bool:
+    """Return an on/off variable (on, off, 1, 0, true, false, yes, no); unset or empty is the default."""
+    value = (raw or "").strip().lower()
+    if not value:
+        return default
+    if value in ("on", "1", "true", "yes"):
+        return True
+    if value in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(f"{name}: {raw!r} is not on or off")
+
+
 def parse_public_url(raw: str | None) -> str | None:
     """Return PUBLIC_URL without its trailing slash (None when unset): an https base, no query or fragment."""
     if raw is None or not raw.strip():
@@ -169,6 +181,7 @@ def load_config(instance_path: str, env: dict | None = None) -> dict:
         "SECRET_KEY": env.get("SECRET_KEY") or os.urandom(16).hex(),
         "LOG_LEVEL": parse_log_level(env.get("LOG_LEVEL")),
         "PUBLIC_URL": parse_public_url(env.get("PUBLIC_URL")),
+        "RESULTS_PICTURE": parse_switch("RESULTS_PICTURE", env.get("RESULTS_PICTURE"), default=True),
     }
 
 

@@ -135,6 +135,8 @@ def app_config(url: str, api_base: str) -> dict:
         "PUMP_TOKEN": PUMP_TOKEN,
         "ADMIN_IDS": frozenset({ADMIN_ID}),
         "MAIN_CHANNEL_ID": MAIN_CHANNEL_ID,
+        # Each finished job would draw its results picture on a shared thread: only the tests that judge it do.
+        "RESULTS_PICTURE": False,
     }
 
 

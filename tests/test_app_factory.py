@@ -123,3 +123,15 @@ def test_passenger_entry_point_exposes_application(clean_env):
 
     importlib.reload(passenger_wsgi)
     assert callable(passenger_wsgi.application)
+
+
+@pytest.mark.parametrize("raw, value", [(None, True), ("", True), ("on", True), ("YES", True), ("off", False),
+                                        ("0", False), (" false ", False)])
+def test_results_picture_is_an_on_off_switch_on_by_default(tmp_path, raw, value):
+    env = {} if raw is None else {"RESULTS_PICTURE": raw}
+    assert load_config(str(tmp_path), env)["RESULTS_PICTURE"] is value
+
+
+def test_a_results_picture_value_that_is_not_on_or_off_is_refused_naming_it(tmp_path):
+    with pytest.raises(ConfigError, match="RESULTS_PICTURE: 'sometimes' is not on or off"):
+        load_config(str(tmp_path), {"RESULTS_PICTURE": "sometimes"})

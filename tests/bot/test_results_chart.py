@@ -46,6 +46,24 @@ def decoded(delivery: dict):
     return image.imread(io.BytesIO(base64.b64decode(delivery["photo_base64"])), format="png")
 
 
+@pytest.fixture(autouse=True)
+def pictures_on(client, monkeypatch):
+    """The tests' default is RESULTS_PICTURE off (tests/conftest.py): these judge the picture, so it is on."""
+    monkeypatch.setitem(client.application.config, "RESULTS_PICTURE", True)
+
+
+def test_with_results_picture_off_the_summary_goes_alone(client, simulator, monkeypatch):
+    monkeypatch.setitem(client.application.config, "RESULTS_PICTURE", False)
+    create_user(7001)
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر"},
+                              settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID))
+    assert pump(job.id, 10, settings=engine_settings()).stop == "done"
+    assert picture.idle(30)
+    texts = [d["text"] for d in simulator.deliveries("sendMessage", ADMIN_ID)]
+    assert any(text.startswith(t("summary").split("{status}")[0].format(id=job.id)) for text in texts)
+    assert simulator.deliveries("sendPhoto", ADMIN_ID) == []
+
+
 def test_the_final_summary_is_followed_by_the_picture(client, simulator):
     for user_id in (7001, 7002, 7003):
         create_user(user_id)

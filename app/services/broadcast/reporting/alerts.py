@@ -50,6 +50,6 @@ def job_finished(job_id: int, *, outbox) -> None:
     sends = [outbox.send(chat_id, summary_text(status, lang), reply_markup=summary_keyboard(status, lang),
                          replace_message_id=message_id if chat_id == own else None)
              for chat_id, lang in chats.items()]
-    if status.sent and not status.is_action:
+    if status.sent and not status.is_action and current_app.config.get("RESULTS_PICTURE", True):
         # Drawn on the picture thread and sent after the summaries; if it fails they have gone anyway.
         picture.queue(job_id, chats, after=sends)
