@@ -205,6 +205,17 @@ def drain_like_cron(app, base: str, tick: int):
         r.raise_for_status()
 
 
+def wait_for_picture(sim: SimulatorServer, seconds: float = 60.0) -> dict | None:
+    """Wait for the results picture the admin gets after the summary (drawn off the request); None if it never came."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        photos = sim.deliveries("sendPhoto", ADMIN)
+        if photos:
+            return photos[-1]
+        time.sleep(0.2)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the demo and return 0 when the counts match the simulator's record."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -246,7 +257,10 @@ def main(argv: list[str] | None = None) -> int:
             f"(expected {expected}: every user who has not blocked the bot, the admin included, exactly once)")
         ok = st.status == "completed" and st.sent == len(chats) == len(set(chats)) == expected
         say("   ✅ counts match the simulator's own record" if ok else "   ❌ counts do NOT match")
-        return 0 if ok else 1
+        photo = wait_for_picture(sim)
+        say(f"6. The admin got the results picture after the summary ({len(photo['photo_base64']) * 3 // 4 // 1024} KB "
+            "PNG; docs/RESULTS.md)" if photo else "6. ❌ the results picture never reached the admin")
+        return 0 if ok and photo else 1
     finally:
         server.shutdown()
         sim.stop()

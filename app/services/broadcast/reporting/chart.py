@@ -21,6 +21,8 @@ WIDTH_IN, HEIGHT_IN, DPI = 10.0, 12.5, 100
 CARD, INK, MUTED, GRID = "#fbfaf6", "#1f2430", "#6b7280", "#e5e2d9"
 BLUE, GREEN, ORANGE, RED, GREY = "#2563eb", "#059669", "#d97706", "#dc2626", "#9ca3af"
 
+SECONDS_SPAN = 600  # under ten minutes the time axis shows seconds
+
 
 def render_png(results: Results, lang: str) -> bytes:
     """Return the results picture as PNG bytes, labelled in lang."""
@@ -54,10 +56,10 @@ def percent(share: float | None, lang: str) -> str:
     return to_persian_digits(text).replace(".", "٫") + "٪" if lang == "fa" else text + "%"
 
 
-def tehran_label(at: datetime, lang: str, with_date: bool) -> str:
-    """Render an aware time as Tehran wall time; with_date adds the day (Solar Hijri for fa)."""
+def tehran_label(at: datetime, lang: str, with_date: bool, seconds: bool = False) -> str:
+    """Render an aware time as Tehran wall time; with_date adds the day (Solar Hijri for fa), seconds them."""
     local = at.astimezone(TEHRAN)
-    clock = local.strftime("%H:%M")
+    clock = local.strftime("%H:%M:%S" if seconds else "%H:%M")
     if not with_date:
         return to_persian_digits(clock) if lang == "fa" else clock
     if lang == "fa":
@@ -115,8 +117,10 @@ def _time_axis(ax, lang: str, first: datetime, last: datetime) -> None:
     from matplotlib.ticker import FuncFormatter
 
     with_date = first.astimezone(TEHRAN).date() != last.astimezone(TEHRAN).date()
+    seconds = (last - first).total_seconds() < SECONDS_SPAN  # a short broadcast's ticks lie within one minute
     ax.xaxis.set_major_locator(AutoDateLocator(tz=TEHRAN, minticks=3, maxticks=8))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: tehran_label(num2date(x, TEHRAN), lang, with_date)))
+    ax.xaxis.set_major_formatter(FuncFormatter(
+        lambda x, _pos: tehran_label(num2date(x, TEHRAN), lang, with_date, seconds)))
     ax.set_xlim(date2num(first), date2num(last))
     ax.set_xlabel(t("chart_time_axis", lang), color=MUTED, fontsize=9)
 
@@ -189,6 +193,7 @@ def _recent(fig, grid, r: Results, lang: str) -> None:
         ax.bar(range(len(values)), values, color=colors, width=0.7)
         ax.set_xticks(range(len(values)), labels, rotation=90 if len(values) > 6 else 0, fontsize=8)
         ax.yaxis.set_major_formatter(formatter)
+        ax.set_ylim(0, max(max(values, default=0), 1) * 1.1)  # never below zero, even when every bar is 0
         ax.tick_params(axis="y", labelsize=8)
     fig.text(0.5, top + 0.045, t("chart_recent", lang), ha="center", fontsize=13, color=INK, weight="bold")
 
