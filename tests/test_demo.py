@@ -66,5 +66,6 @@ def test_the_demo_piped_to_a_file_prints_plain_progress_lines(tmp_path):
     pumping = [line for line in lines if line.startswith("  cron pumping ")]
     assert registering and registering[-1].endswith(" 30/30")
     assert pumping and " 31/31 " in pumping[-1] and "sent=30 " in pumping[-1]
-    assert "counts match the simulator's own record" in lines[-2] and lines[-1] == ""
+    assert "counts match the simulator's own record" in lines[-3] and lines[-1] == ""
+    assert lines[-2].startswith("6. The admin got the results picture after the summary (")
     assert (tmp_path / "demo.sqlite3").exists()
