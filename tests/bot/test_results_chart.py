@@ -52,8 +52,8 @@ def pictures_on(client, monkeypatch):
     monkeypatch.setitem(client.application.config, "RESULTS_PICTURE", True)
 
 
-def test_with_results_picture_off_the_summary_goes_alone(client, simulator, monkeypatch):
-    monkeypatch.setitem(client.application.config, "RESULTS_PICTURE", False)
+def assert_the_summary_goes_alone(simulator) -> None:
+    """Finish a one-user broadcast: its summary reaches the admin, and no picture follows it."""
     create_user(7001)
     job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر"},
                               settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID))
@@ -62,6 +62,11 @@ def test_with_results_picture_off_the_summary_goes_alone(client, simulator, monk
     texts = [d["text"] for d in simulator.deliveries("sendMessage", ADMIN_ID)]
     assert any(text.startswith(t("summary").split("{status}")[0].format(id=job.id)) for text in texts)
     assert simulator.deliveries("sendPhoto", ADMIN_ID) == []
+
+
+def test_with_results_picture_off_the_summary_goes_alone(client, simulator, monkeypatch):
+    monkeypatch.setitem(client.application.config, "RESULTS_PICTURE", False)
+    assert_the_summary_goes_alone(simulator)
 
 
 def test_the_final_summary_is_followed_by_the_picture(client, simulator):
@@ -80,14 +85,7 @@ def test_the_final_summary_is_followed_by_the_picture(client, simulator):
 
 def test_the_summary_goes_even_when_the_picture_fails(client, simulator, monkeypatch):
     monkeypatch.setattr(picture, "render_png", lambda *_: 1 / 0)
-    create_user(7001)
-    job = creation.create_job(audience="all", created_by=ADMIN_ID, content={"type": "text", "text": "خبر"},
-                              settings=engine_settings(), actor=audit.admin_actor(ADMIN_ID))
-    assert pump(job.id, 10, settings=engine_settings()).stop == "done"
-    assert picture.idle(30)
-    texts = [d["text"] for d in simulator.deliveries("sendMessage", ADMIN_ID)]
-    assert any(text.startswith(t("summary").split("{status}")[0].format(id=job.id)) for text in texts)
-    assert simulator.deliveries("sendPhoto", ADMIN_ID) == []
+    assert_the_summary_goes_alone(simulator)
 
 
 def test_the_job_view_button_sends_the_picture(client, simulator):
