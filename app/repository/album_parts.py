@@ -7,6 +7,7 @@ from sqlalchemy import delete, insert, select, tuple_
 
 from app.extensions import db
 from app.models.album_part import ANSWERED_MARKER, AlbumPart
+from app.repository.inserts import ignoring_duplicates
 
 
 def insert_ignore(admin_id: int, media_group_id: str, message_id: int, chat_id: int, now: datetime) -> bool:
@@ -18,14 +19,8 @@ def insert_ignore(admin_id: int, media_group_id: str, message_id: int, chat_id: 
     sees its row (ignored) or, if it rolled back, inserts its own; SQLite runs
     writers one at a time.
     """
-    stmt = (
-        insert(AlbumPart)
-        .values(admin_id=admin_id, media_group_id=media_group_id, message_id=message_id, chat_id=chat_id,
-                created_at=now)
-        .prefix_with("IGNORE", dialect="mysql")
-        .prefix_with("IGNORE", dialect="mariadb")
-        .prefix_with("OR IGNORE", dialect="sqlite")
-    )
+    stmt = ignoring_duplicates(insert(AlbumPart).values(admin_id=admin_id, media_group_id=media_group_id,
+                                                        message_id=message_id, chat_id=chat_id, created_at=now))
     return db.session.execute(stmt).rowcount == 1
 
 

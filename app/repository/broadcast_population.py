@@ -14,6 +14,7 @@ from app.models.segment_rule import Target
 from app.models.user import User
 from app.repository import segment_sql
 from app.repository.audience_sql import audience_clause
+from app.repository.inserts import ignoring_duplicates
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 
@@ -73,12 +74,7 @@ def populate(job_id: int, audience: Audience | Target | str, now: datetime | Non
     if upto is not None:
         where.append(User.id <= upto)
     rows = select(literal(job_id), User.id, literal(PENDING), variant_of_user(variants)).where(*where).order_by(User.id)
-    stmt = (
-        insert(I).from_select(["job_id", "user_id", "status", "variant"], rows)
-        .prefix_with("IGNORE", dialect="mysql")
-        .prefix_with("IGNORE", dialect="mariadb")
-        .prefix_with("OR IGNORE", dialect="sqlite")
-    )
+    stmt = ignoring_duplicates(insert(I).from_select(["job_id", "user_id", "status", "variant"], rows))
     inserted = db.session.execute(stmt).rowcount
     return count_items(job_id) if count else inserted
 

@@ -32,6 +32,7 @@ from app.models.chain import (
 from app.models.user import User
 from app.models.user_data import UserTag
 from app.repository.audience_sql import audience_clause
+from app.repository.inserts import ignoring_duplicates
 from app.repository.row_first import by_primary_key
 
 C, S, D, I, J = Chain, ChainStep, ChainDelivery, BroadcastJobItem, BroadcastJob  # noqa: E741
@@ -149,9 +150,7 @@ def claim(step_id: int, job_id: int, where: list, now: datetime, limit: int) -> 
     """
     rows = (select(literal(step_id), User.id, literal(job_id), literal(now)).where(*where)
             .order_by(User.id).limit(limit))
-    stmt = (insert(D).from_select(["step_id", "user_id", "job_id", "claimed_at"], rows)
-            .prefix_with("IGNORE", dialect="mysql").prefix_with("IGNORE", dialect="mariadb")
-            .prefix_with("OR IGNORE", dialect="sqlite"))
+    stmt = ignoring_duplicates(insert(D).from_select(["step_id", "user_id", "job_id", "claimed_at"], rows))
     return db.session.execute(stmt).rowcount
 
 

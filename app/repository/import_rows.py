@@ -9,6 +9,7 @@ from sqlalchemy.dialects import mysql, sqlite
 from app.extensions import db
 from app.models.user import User
 from app.models.user_data import ImportRow, UserField, UserTag
+from app.repository.inserts import ignoring_duplicates
 
 S = ImportRow
 
@@ -38,9 +39,7 @@ def remove_tags(import_id: str) -> int:
 def add_tags(import_id: str, now: datetime) -> int:
     """Add every tag the import adds, in one INSERT … SELECT (a tag a user has is kept); return the rows added."""
     rows = select(S.user_id, S.name, literal("csv"), literal(now)).where(_staged(import_id, "+"))
-    stmt = (insert(UserTag).from_select(["user_id", "tag", "origin", "created_at"], rows)
-            .prefix_with("IGNORE", dialect="mysql").prefix_with("IGNORE", dialect="mariadb")
-            .prefix_with("OR IGNORE", dialect="sqlite"))
+    stmt = ignoring_duplicates(insert(UserTag).from_select(["user_id", "tag", "origin", "created_at"], rows))
     return db.session.execute(stmt).rowcount
 
 

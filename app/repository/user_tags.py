@@ -8,6 +8,7 @@ from sqlalchemy import delete, func, insert, select
 from app.extensions import db
 from app.models.user import User
 from app.models.user_data import UserTag
+from app.repository.inserts import ignoring_duplicates
 
 
 def known_with_tag(tag: str, user_ids: list[int]) -> tuple[set[int], set[int]]:
@@ -27,10 +28,8 @@ def insert_ignore(tag: str, user_ids: list[int], origin: str, now: datetime) -> 
     """
     if not user_ids:
         return 0
-    stmt = (insert(UserTag).values([{"user_id": uid, "tag": tag, "origin": origin, "created_at": now}
-                                    for uid in user_ids])
-            .prefix_with("IGNORE", dialect="mysql").prefix_with("IGNORE", dialect="mariadb")
-            .prefix_with("OR IGNORE", dialect="sqlite"))
+    stmt = ignoring_duplicates(insert(UserTag).values([{"user_id": uid, "tag": tag, "origin": origin,
+                                                        "created_at": now} for uid in user_ids]))
     return db.session.execute(stmt).rowcount
 
 
