@@ -2,7 +2,11 @@
 import json
 
 import pytest
+from sqlalchemy import select
 
+from app.bot import router
+from app.extensions import db
+from app.models import UserTag
 from app.services import audit
 from app.services.broadcast.jobs import creation
 from app.services.settings import load_settings
@@ -34,7 +38,11 @@ def test_every_admin_entry_is_refused(client, simulator, running_job):
     before = snapshot()
     commands = ["/broadcast", "/settings", "/cancel", "/broadcast@update_pack_sim_bot", "/SETTINGS",
                 t("menu_broadcast", "fa"), t("menu_broadcast", "en"), t("menu_settings", "fa"),
-                t("menu_settings", "en"), "/stats", "/jobs", t("menu_jobs", "fa"), t("menu_jobs", "en")]
+                t("menu_settings", "en"), "/stats", "/jobs", t("menu_jobs", "fa"), t("menu_jobs", "en"),
+                "/tag vip 8101", "/untag vip 8101"]
+    # Every other admin command the router knows, so a new one cannot slip past this test.
+    commands += [f"/{name}" for name in router.COMMANDS
+                 if name not in router.PUBLIC_COMMANDS and f"/{name}" not in commands]
     for text in commands:
         send(client, simulator, text, user_id=INTRUDER)
     assert texts_to(simulator, INTRUDER) == [t("not_admin")] * len(commands)
@@ -54,6 +62,7 @@ def test_every_admin_entry_is_refused(client, simulator, running_job):
     assert snapshot() == before
     assert audit.entries() == [], "a refused action is never logged"
     assert admin_state(INTRUDER) is None
+    assert db.session.execute(select(UserTag)).first() is None  # /tag changed nobody
     assert simulator.deliveries("copyMessage") == []
     assert texts_to(simulator, ADMIN_ID) == []
 
