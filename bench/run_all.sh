@@ -45,6 +45,9 @@ if [ "$FULL" = 1 ]; then
   # 10k / 100k / 1M users: population, webhook, admin reads, pump cost, export, purge.
   run bench.scale --db mariadb --sizes 10000 100000 1000000
   run bench.scale --db sqlite --sizes 10000 100000 1000000
+  # Saved segments at 1M users: counts and populations; the results picture of a 100,000-item job.
+  run bench.segments --db mariadb --users 1000000
+  run bench.results_picture --db both --rows 100000
 else
   run bench.throughput --db sqlite --users 200
   run bench.throughput --db sqlite --users 300 --latencies 150 --jitter 0.25 --senders engine
@@ -54,6 +57,8 @@ else
   run bench.budget_burst --db sqlite --users 600 --starts 100
   run bench.clicks --db sqlite --users 600 --clicks 200 --threads 10
   run bench.scale --db sqlite --sizes 10000 100000
+  run bench.segments --db sqlite --users 20000 --repeat 1
+  run bench.results_picture --db sqlite --rows 5000
   run bench.compare HEAD HEAD --trials 1 --db sqlite --users 100 --latencies 80 --paid-users 1000 --cron-seconds 5
 fi
 
