@@ -66,7 +66,11 @@ def assert_the_summary_goes_alone(simulator) -> None:
 
 def test_with_results_picture_off_the_summary_goes_alone(client, simulator, monkeypatch):
     monkeypatch.setitem(client.application.config, "RESULTS_PICTURE", False)
+    queued = []  # the photo would go later, from the late outbox: what counts is that none was queued
+    real = picture.queue
+    monkeypatch.setattr(picture, "queue", lambda *args, **kwargs: queued.append(args) or real(*args, **kwargs))
     assert_the_summary_goes_alone(simulator)
+    assert queued == []
 
 
 def test_the_final_summary_is_followed_by_the_picture(client, simulator):
