@@ -114,7 +114,7 @@ def test_every_declared_admin_button_is_refused_to_a_non_admin(client, simulator
     create_user(INTRUDER)
     before = snapshot()
     pressed = []
-    for prefix, (action, kind, bound) in sorted(SPEC.items()):
+    for _prefix, (action, kind, bound) in sorted(SPEC.items()):
         if action in router.PUBLIC_CALLBACKS:  # under copies: anyone who got one may press them
             continue
         arg = None if kind is None else running_job if kind == "id" else SAMPLE_ARGS[kind]
