@@ -43,21 +43,74 @@ def main(args: list[str]) -> int:
     try:
         if parallel and whole_suite:
             warm_up(env)
-        for name, extra in phases:
-            if name == "serial":
-                # The load-sensitive tests start on a quiet machine: the parallel phase's files written
-                # out and its worker processes gone, not flushing beside the first timing test.
-                os.sync()
-                settle()
-            print(f"== {name} tests", flush=True)
-            phase_env = dict(env, UPK_SLOW_FILES_FIRST="1") if name == "parallel" else env
-            codes.append(subprocess.call([sys.executable, "-m", "pytest", *extra, *args], env=phase_env))
+        if parallel and whole_suite and overlap_wanted():
+            codes = run_overlapped(phases, args, env)
+        else:
+            codes = run_in_turn(phases, args, env)
     finally:
         if cache:
             shutil.rmtree(cache, ignore_errors=True)
     if all(code == NO_TESTS for code in codes):
         return NO_TESTS
     return max((code for code in codes if code != NO_TESTS), default=0)
+
+
+def pytest_cmd(extra: list[str], args: list[str]) -> list[str]:
+    """Return the command line of one phase."""
+    return [sys.executable, "-m", "pytest", *extra, *args]
+
+
+def run_in_turn(phases: list, args: list[str], env: dict) -> list[int]:
+    """Run the phases one after the other, the serial one on a quiet machine; return their exit codes."""
+    codes = []
+    for name, extra in phases:
+        if name == "serial":
+            # The load-sensitive tests start on a quiet machine: the parallel phase's files written
+            # out and its worker processes gone, not flushing beside the first timing test.
+            os.sync()
+            settle()
+        print(f"== {name} tests", flush=True)
+        phase_env = dict(env, UPK_SLOW_FILES_FIRST="1") if name == "parallel" else env
+        codes.append(subprocess.call(pytest_cmd(extra, args), env=phase_env))
+    return codes
+
+
+def overlap_wanted() -> bool:
+    """Tell whether the phases may overlap: the OS has an idle scheduling class and UPK_TEST_OVERLAP is not 0."""
+    return os.environ.get("UPK_TEST_OVERLAP", "1") != "0" and hasattr(os, "SCHED_IDLE")
+
+
+def idle_class() -> None:
+    """Put the calling process (and every process it starts) in the idle scheduling class."""
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def run_overlapped(phases: list, args: list[str], env: dict) -> list[int]:
+    """Run the serial phase as usual and, beside it, the parallel phase in the idle scheduling class.
+
+    The serial tests mostly wait (paced sends, timelines judged by arrival): the CPU they leave is
+    what the parallel phase needs. A process in SCHED_IDLE runs only on a CPU nobody else wants and
+    gives it up the moment a normal process wakes, so the timing tests still own the CPUs whenever
+    they need them. The parallel phase's output is kept in a file and printed after the serial one's.
+    """
+    (_, parallel), (_, serial) = phases
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as log:
+        print("== parallel tests (beside the serial ones, in the idle scheduling class: output below)",
+              flush=True)
+        background = subprocess.Popen(pytest_cmd(parallel, args), env=dict(env, UPK_SLOW_FILES_FIRST="1"),
+                                      stdout=log, stderr=subprocess.STDOUT, preexec_fn=idle_class)
+        try:
+            print("== serial tests", flush=True)
+            serial_code = subprocess.call(pytest_cmd(serial, args), env=env)
+            parallel_code = background.wait()
+        finally:
+            if background.poll() is None:
+                background.kill()
+        print("== parallel tests: their output", flush=True)
+        log.seek(0)
+        shutil.copyfileobj(log, sys.stdout)
+        sys.stdout.flush()
+    return [parallel_code, serial_code]
 
 
 def settle() -> None:

@@ -131,3 +131,18 @@ def test_a_non_admin_is_refused_every_chain_button(client, simulator):
     assert texts_to(simulator, INTRUDER) == [t("not_admin")]
     assert [a["text"] for a in simulator.callback_answers()] == [t("not_admin")] * 5
     assert manage.status_of(chain_id) == "active" and admin_audit() == []
+
+
+def test_the_largest_chain_a_rule_allows_fits_one_telegram_message():
+    # Every length at its rule's limit: 20 steps of the longest delay and long texts, a 64-character
+    # name, ten-digit numbers. Telegram refuses a message over 4096 UTF-16 units: /chains would fail.
+    from app.bot.chains_screen import summary
+    from app.models.chain import MAX_STEPS
+    from app.services.chains.rules import MAX_DELAY_SECONDS, NAME_MAX, delay_text
+
+    numbers = dict.fromkeys(("claimed", "delivered", "failed", "pending"), 9_999_999_999)
+    steps = [manage.StepView(i, i, delay_text(MAX_DELAY_SECONDS), "پیام " * 1000, numbers)
+             for i in range(1, MAX_STEPS + 1)]
+    view = manage.ChainView(9_999_999, "ن" * NAME_MAX, "active", "tag: " + "x" * 64, None, None, "", steps)
+    for lang in ("fa", "en"):
+        assert len(summary(view, lang).encode("utf-16-le")) // 2 <= 4096
