@@ -11,14 +11,14 @@ state's JSON draft; a press whose id is not the current one changes nothing.
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 
-from app.bot import drafts, keyboards, presend, presend_paid, segment_rows, variant_step
+from app.bot import ab_step, drafts, keyboards, presend, presend_paid, segment_rows, variant_step
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
+from app.bot.wizard_preview import send_preview
 from app.bot.wizard_state import (  # noqa: F401  (re-exported)
     CONFIRM_ID,
     DRAFT_ID,
@@ -34,8 +34,7 @@ from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import admins, albums, audit
 from app.services.audience.segments import SegmentMissing
-from app.services.broadcast.content import greeting, variants
-from app.services.broadcast.content.methods import url_button
+from app.services.broadcast.content import variants
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.sending import runner
@@ -65,6 +64,8 @@ def on_input(ctx: BotContext, step: str, state: dict) -> None:
         variant_step.on_code(ctx, draft)
     elif step == variant_step.STEP_VARIANT:
         variant_step.on_text(ctx, state)
+    elif step == ab_step.STEP_AB_VERSION:
+        ab_step.on_text(ctx, draft)
     elif step == STEP_AUDIENCE:
         ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
     else:
@@ -85,7 +86,8 @@ def take_message(ctx: BotContext, draft: Draft) -> None:
     if content["type"] == "copy" and ctx.update.message.text is not None:
         state[drafts.MAIN_HTML] = ctx.update.message.text_html  # a language version turns it into a text broadcast
     admins.set_state(ctx.user_id, STEP_BUTTON, state)
-    ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft.draft_id))
+    ab = ab_step.start_refusal(Draft.from_json(state)) is None  # 🆎 only under a message that can be a test
+    ctx.reply("wiz_ask_button", keyboards.no_button(ctx.lang, draft.draft_id, ab=ab))
 
 
 def take_button(ctx: BotContext, draft: Draft) -> None:
@@ -96,6 +98,9 @@ def take_button(ctx: BotContext, draft: Draft) -> None:
     except drafts.DraftError as exc:
         ctx.reply("wiz_bad_button", reason=ctx.text(exc.key, **exc.values))
         return
+    if refusal := ab_step.button_refusal(draft, tap):
+        ctx.reply(refusal)
+        return
     to_audience(ctx, replace(draft, button_text=label, button_url=url, tap=tap))
 
 
@@ -104,6 +109,9 @@ def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     """Skip the link button."""
     draft = current_wizard_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
     if draft is None:
+        return
+    if draft.ab:
+        ctx.answer("ab_need_link", alert=True)  # its winner is chosen by clicks on the link
         return
     ctx.answer()
     to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None))
@@ -153,37 +161,6 @@ def to_preview(ctx: BotContext, draft: Draft, count: int) -> None:
     preview = send_preview(ctx, draft)
     # show() stores a new preview id: confirm under any earlier preview (another audience on screen) expires.
     presend.show(ctx, draft, count, preview=preview)
-
-
-def send_preview(ctx: BotContext, draft: Draft) -> Future | tuple[Future, ...]:
-    """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name).
-
-    With language versions, each follows under a label naming it. Returns the
-    queued sends: each resolves to None when it was not delivered.
-    """
-    content = draft.content
-    markup = url_button(draft.button_text, draft.button_url)
-    if content.get("type") == CONTENT_ALBUM:
-        return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
-    main = preview_of(ctx, content, markup, None)
-    if not draft.variants:
-        return main
-    sent = [main]
-    for code, text in draft.variants.items():
-        ctx.reply("var_preview_label", code=code)
-        sent.append(preview_of(ctx, content, markup, text))
-    return tuple(sent)
-
-
-def preview_of(ctx: BotContext, content: dict, markup: dict | None, variant: str | None) -> Future:
-    """Send one version's preview: the text with the admin's own name, or the copy (with a version's caption)."""
-    if content["type"] == "text":  # a personal greeting: rendered with the admin's own name
-        first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
-        text = variant if variant is not None else content["text"]
-        return ctx.outbox.send(ctx.chat_id, greeting.render(text, first_name, ctx.lang),
-                               parse_mode="HTML", reply_markup=markup)
-    return ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup,
-                           caption=variant)
 
 
 def audience_keyboard(ctx: BotContext, draft: Draft) -> dict:
@@ -247,6 +224,8 @@ def start_job(ctx: BotContext, draft: Draft) -> None:
 
 def create_job(ctx: BotContext, draft: Draft, send_at: datetime | None = None) -> BroadcastJob:
     """Create the draft's job (now, or scheduled for send_at) as this admin; its progress comes to this chat."""
+    if draft.ab:
+        return ab_step.create(ctx, draft)  # never scheduled: ⏰ refuses a test, as `--at` with `--ab` is refused
     return creation.create_from_draft(draft, send_at, created_by=ctx.user_id, settings=ctx.settings, lang=ctx.lang,
                                       actor=audit.admin_actor(ctx.user_id), progress_chat_id=ctx.chat_id,
                                       action=audit.CONFIRMED)

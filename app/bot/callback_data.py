@@ -36,6 +36,11 @@ TOGGLES = frozenset({"silent", "protect", "fa", "en", "other", "a7", "a30", "j7"
                      "x0", "x1", "x6", "x24", "x47"})
 
 
+# The wizard's A/B test presets (app.bot.ab_step): the test share in percent, the wait before the winner goes.
+AB_SHARES = ("10", "20", "30", "50")
+AB_WAITS = ("1h", "2h", "6h", "24h")
+
+
 class Callback(NamedTuple):
     """A parsed button press: what to do, to which job / audience / setting, and for which draft."""
 
@@ -66,6 +71,9 @@ DECLARED: tuple[Declaration, ...] = (
     ("a.ev", "edit_variant", "edit_variant", True), ("a.yes", "act_yes", None, True), ("a.no", "act_no", None, True),
     ("j.chart", "chart", "id", False),  # the results picture
     ("ab.pick", "ab_pick", "ab_pick", False),  # an A/B test's winner, picked by an admin: "<job id>.<letter>"
+    # The wizard's A/B test: start it, "that is all the versions", the test share, the wait; bound to the draft.
+    ("w.ab", "ab_start", None, True), ("w.abv", "ab_done", None, True),
+    ("w.abs", "ab_share", "ab_share", True), ("w.abw", "ab_wait", "ab_wait", True),
     # Recurring broadcasts (/recurring).
     ("rc.pause", "rec_pause", "id", False), ("rc.resume", "rec_resume", "id", False),
     ("rc.stop", "rec_stop", "id", False), ("rc.stop_yes", "rec_stop_yes", "id", False),
@@ -136,6 +144,8 @@ _ARGS = {
     "edit_variant": lambda raw: raw if raw == "default" or LANG_CODE.fullmatch(raw) else None,
     # An A/B test's version to send to the rest: "<job id>.<letter>".
     "ab_pick": lambda raw: raw if _AB_PICK.fullmatch(raw) else None,
+    "ab_share": lambda raw: raw if raw in AB_SHARES else None,
+    "ab_wait": lambda raw: raw if raw in AB_WAITS else None,
 }
 # What parse() and build() read: prefix -> (action, argument kind, carries a draft token).
 SPEC = declare(DECLARED)

@@ -22,11 +22,12 @@ def admin_menu(lang: str) -> dict:
 MORE_VARIANTS = "more"  # the "version in another language" button's argument (app.bot.variant_step)
 
 
-def no_button(lang: str, draft_id: str) -> dict:
-    """Return the wizard's button step: "no button", and the language versions to add, bound to its draft."""
-    return _inline([[(t("btn_no_button", lang), build("no_button", token=draft_id))],
-                    [(t("btn_add_english", lang), build("add_variant", "en", draft_id)),
-                     (t("btn_add_variant", lang), build("add_variant", MORE_VARIANTS, draft_id))]])
+def no_button(lang: str, draft_id: str, ab: bool = False) -> dict:
+    """Return the wizard's button step: "no button", the language versions to add and (ab) an A/B test; bound."""
+    rows = [[(t("btn_no_button", lang), build("no_button", token=draft_id))],
+            [(t("btn_add_english", lang), build("add_variant", "en", draft_id)),
+             (t("btn_add_variant", lang), build("add_variant", MORE_VARIANTS, draft_id))]]
+    return _inline(rows + [[(t("btn_ab", lang), build("ab_start", token=draft_id))]] * ab)
 
 
 def audience(lang: str, counts: dict[str, int], draft_id: str, members: bool = True) -> dict:

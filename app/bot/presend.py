@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import replace
 
-from app.bot import keyboards, presend_rules
+from app.bot import ab_presend, keyboards, presend_rules
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -84,10 +84,13 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
             ctx.send(ctx.text("wiz_preview_failed"), keyboards.audience(ctx.lang, counts, draft.draft_id,
                                                                       members=ctx.main_channel_id is not None))
             return
+        ok = ab_presend.enough(draft, n)  # a test with fewer recipients than versions offers no Confirm
         if not paid:
-            _put(ctx, body + ctx.text("wiz_ask_send"), screen_keyboard(ctx.lang, draft, preview_id), edit_message_id)
+            ask = ctx.text("wiz_ask_send") if ok else ""
+            _put(ctx, body + ask, screen_keyboard(ctx.lang, draft, preview_id, confirm=ok), edit_message_id)
             return
-        line, enough = paid_lines(ctx, n)
+        line, enough = paid_lines(ctx, ab_presend.sent_now(draft, n))
+        enough = enough and ok
         markup = screen_keyboard(ctx.lang, draft, preview_id, confirm=enough, schedule=False)
         _put(ctx, body + line + (ctx.text("wiz_ask_send") if enough else ""), markup, edit_message_id)
 

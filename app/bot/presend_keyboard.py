@@ -49,7 +49,8 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
     rows += segment_rows.screen_rows(lang, preview_id)
     rows += presend_rules.toggle_row(lang, draft, preview_id)
     last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
-    dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule)
+    # An A/B test is never scheduled (`--at` with `--ab` is refused too).
+    dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule or bool(draft.ab))
     if dropped:
         # Refused (the balance cannot cover it): only abort stays. Paid: no
         # scheduling, since its second confirmation checks the balance now.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from app.bot.ab_presend import sent_now
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
 from app.bot.wizard_state import CONFIRM_ID, STEP_PREVIEW, current_wizard_draft
@@ -73,7 +74,7 @@ def ask_paid_confirm(ctx: BotContext, token: str) -> bool:
     preview_id, confirm_id = new_token(), new_token()
     draft = replace(draft, paid_ok=True, preview_id=preview_id, confirm_id=confirm_id)
     admins.set_state(ctx.user_id, STEP_PREVIEW, draft.to_json())
-    n = creation.count_recipients(segments.of_draft(draft))
+    n = sent_now(draft, creation.count_recipients(segments.of_draft(draft)))  # a test pays for its share only
     ctx.answer()
 
     def second_question() -> None:
@@ -95,5 +96,5 @@ def balance_refusal(ctx: BotContext, draft: Draft) -> str | None:
     """
     if not (draft.paid_ok and is_paid(ctx, draft)):
         return None
-    line, enough = paid_lines(ctx, creation.count_recipients(segments.of_draft(draft)))
+    line, enough = paid_lines(ctx, sent_now(draft, creation.count_recipients(segments.of_draft(draft))))
     return None if enough else line

@@ -19,6 +19,8 @@ def resolve(draft: Draft, settings: dict) -> Draft:
     """Return the draft with its unsubscribe button decided: the setting's default until toggled; never on an album."""
     if draft.content_type == CONTENT_ALBUM:
         return replace(draft, unsubscribe=False)
+    if draft.ab and draft.expire_after is not None:
+        draft = replace(draft, expire_after=None)  # a test's copies never expire (`--expire-after` with `--ab`)
     if draft.unsubscribe is None:
         return replace(draft, unsubscribe=bool(settings["broadcast_optout_button"]))
     return draft
@@ -37,9 +39,9 @@ def toggle_row(lang: str, draft: Draft, preview_id: str) -> list[list[dict]]:
     """Return the row of the two toggles (✅ marks what is on; an album gets no unsubscribe toggle), then T's row."""
     shown = (URGENT,) if draft.content_type == CONTENT_ALBUM else (URGENT, UNSUB)
     on = {URGENT: draft.urgent, UNSUB: bool(draft.unsubscribe)}
+    expiry = [] if draft.ab else presend_expiry.toggle_row(lang, draft, preview_id)  # a test's copies never expire
     return [[{"text": t(f"btn_opt_{arg}", lang) + (" ✅" if on[arg] else ""),
-              "callback_data": build("toggle", arg, preview_id)} for arg in shown]] + \
-        presend_expiry.toggle_row(lang, draft, preview_id)
+              "callback_data": build("toggle", arg, preview_id)} for arg in shown]] + expiry
 
 
 def lines(lang: str, draft: Draft, settings: dict) -> str:

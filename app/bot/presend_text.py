@@ -1,7 +1,7 @@
 """The pre-send screen's text: audience and filters, recipients, duration, queue, options and language versions."""
 from __future__ import annotations
 
-from app.bot import presend_rules, segment_rows
+from app.bot import ab_presend, presend_rules, segment_rows
 from app.bot.context import BotContext
 from app.models.audience import Audience
 from app.models.broadcast import CONTENT_ALBUM
@@ -24,6 +24,8 @@ def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[t
     body = screen_text(ctx, draft, n, paid, ahead) + segment_rows.screen_lines(ctx, draft, n)
     if draft.variants:
         body += variants_line(ctx, draft)
+    if draft.ab:
+        body += ab_presend.lines(ctx, draft, n)
     if draft.content_type == CONTENT_ALBUM:
         body += ctx.text("wiz_album_parts_line", n=parts(draft))  # exactly the parts the Confirm sends
     if not paid and ctx.settings["broadcast_paid_enabled"]:
@@ -34,7 +36,7 @@ def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[t
 def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
     """Render the audience, recipients, duration, queue and options lines."""
     audience = draft.target
-    seconds = estimate_seconds(n, parts(draft), paid, ctx.settings, ahead)
+    seconds = estimate_seconds(ab_presend.sent_now(draft, n), parts(draft), paid, ctx.settings, ahead)
     queued = sum(ahead.values())
     queue = ctx.text("wiz_queue_ahead", n=queued) if queued else ""
     return ctx.text(

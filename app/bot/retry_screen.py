@@ -19,10 +19,10 @@ import logging
 from concurrent.futures import Future
 
 from app.bot import presend, presend_paid, presend_text
-from app.bot.broadcast_wizard import send_preview
 from app.bot.buttons import button
 from app.bot.callback_data import build, new_token
 from app.bot.context import BotContext
+from app.bot.wizard_preview import send_preview
 from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, current_draft
 from app.models.broadcast import CANCELLED, CONTENT_ALBUM, CONTENT_TEXT, KIND_SEND, PAUSED
 from app.services import admins, audit

@@ -39,6 +39,9 @@ def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
         # A paid broadcast is confirmed twice against the balance of the moment: not scheduled.
         ctx.answer("sched_not_paid", alert=True)
         return
+    if draft.ab:
+        ctx.answer("ab_no_schedule", alert=True)  # `--at` with `--ab` is refused too: a test starts at Confirm
+        return
     ctx.answer()
     ask(ctx, STEP_NEW, draft.to_json())
 

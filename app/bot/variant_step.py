@@ -38,6 +38,9 @@ def on_add(ctx: BotContext, token: str, code: str) -> None:
     draft = current_wizard_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
     if draft is None:
         return
+    if draft.ab:
+        ctx.answer("ab_no_variants", alert=True)  # each user gets one version of a test: never one per language
+        return
     have = draft.variants or {}
     if code not in have and len(have) >= variants.MAX_VARIANTS:
         ctx.answer("var_too_many", alert=True, max=variants.MAX_VARIANTS)

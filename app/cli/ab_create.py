@@ -5,7 +5,6 @@ import click
 
 from app.cli.common import CommandError
 from app.services import audit
-from app.services.audience import segments
 from app.services.broadcast.ab import split
 from app.services.broadcast.ab.versions import parse_wait
 from app.services.broadcast.jobs import creation
@@ -49,12 +48,10 @@ def create(draft: Draft, params: dict) -> None:
     """Create and queue the A/B test the draft and options describe; print its id, or exit 2 saying why."""
     try:
         wait = parse_wait(params["winner_after"] or "2h")
-        job = split.create_test(audience=segments.of_draft(draft), texts=list(params["ab"]),
-                                share=10 if params["test_share"] is None else params["test_share"], wait=wait,
-                                button_text=draft.button_text, button_url=draft.button_url,
-                                created_by=params["created_by"], settings=load_settings(), lang="en",
-                                actor=audit.ACTOR_CLI, silent=draft.silent, protect=draft.protect,
-                                urgent=draft.urgent, optout_button=draft.unsubscribe)
+        job = split.create_from_draft(draft, list(params["ab"]),
+                                      10 if params["test_share"] is None else params["test_share"], wait,
+                                      created_by=params["created_by"], settings=load_settings(), lang="en",
+                                      actor=audit.ACTOR_CLI)
     except creation.EmptyAudience as exc:
         raise CommandError(f"{exc}; nothing to send", exit_code=2) from None
     except creation.CancelledWhilePreparing as exc:

@@ -9,6 +9,7 @@ from types import ModuleType
 
 from app.texts import (
     ab,
+    ab_wizard,
     actions,
     after_send,
     audience,
@@ -28,7 +29,7 @@ from app.texts import (
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
                                    results, rules, segments, after_send,
-                                   audience, ab, chains)
+                                   audience, ab, ab_wizard, chains)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

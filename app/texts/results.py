@@ -28,4 +28,14 @@ TEXTS: dict[str, dict[str, str]] = {
     "chart_no_clicks": {"fa": "هنوز کلیکی نشده.", "en": "No clicks yet."},
     "chart_recent": {"fa": "این ارسال کنار ۱۰ ارسال قبلی", "en": "This broadcast beside the 10 before it"},
     "chart_time_axis": {"fa": "به وقت تهران", "en": "Tehran time"},
+    # The A/B panel (reporting/ab_chart.py) and a winner job's header.
+    "chart_ab_title": {"fa": "آزمون A/B — {share}٪ مخاطبان؛ نرخ کلیک هر نسخه",
+                       "en": "A/B test — {share}% of the audience; each version's CTR"},
+    "chart_ab_bar": {"fa": "{ctr} — {clicks} کلیک از {delivered} رسیده",
+                     "en": "{ctr} — {clicks} clicks of {delivered} delivered"},
+    "chart_ab_test": {"fa": "آزمون z دو نسبت (تجمیعی)، پیشتاز در برابر دومی: {p}",
+                      "en": "Two-proportion z-test (pooled), leader vs runner-up: {p}"},
+    "chart_ab_winner": {"fa": "برنده: نسخهٔ {v}", "en": "Winner: version {v}"},
+    "chart_ab_no_winner": {"fa": "هنوز برندهٔ روشنی نیست", "en": "No clear winner yet"},
+    "chart_ab_of": {"fa": "برندهٔ آزمون A/B #{test} (نسخهٔ {v})", "en": "The winner of A/B test #{test} (version {v})"},
 }

@@ -28,6 +28,8 @@ WIRE = {
     "w.var": ("add_variant", "variant", True), "a.ev": ("edit_variant", "edit_variant", True),
     "j.chart": ("chart", "id", False),
     "ab.pick": ("ab_pick", "ab_pick", False),
+    "w.ab": ("ab_start", None, True), "w.abv": ("ab_done", None, True),
+    "w.abs": ("ab_share", "ab_share", True), "w.abw": ("ab_wait", "ab_wait", True),
     "rc.pause": ("rec_pause", "id", False), "rc.resume": ("rec_resume", "id", False),
     "rc.stop": ("rec_stop", "id", False), "rc.stop_yes": ("rec_stop_yes", "id", False),
     "rc.back": ("rec_back", "id", False),

@@ -102,7 +102,8 @@ def test_user_row_admin_flag_grants_rights(client, simulator, app):
 
 # A well-formed argument of each kind a button carries (app.bot.callback_data._ARGS).
 SAMPLE_ARGS = {"audience": "all", "setting": "broadcast_batch_size", "option": "silent", "preset": "hour",
-               "source": "ads", "variant": "en", "edit_variant": "default", "ab_pick": "1.A"}
+               "source": "ads", "variant": "en", "edit_variant": "default", "ab_pick": "1.A", "ab_share": "10",
+               "ab_wait": "2h"}
 # Pressed by any user, under copies and /stop's answer (tests/bot/test_optout.py).
 
 

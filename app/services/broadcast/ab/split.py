@@ -20,6 +20,7 @@ from app.repository import ab as repo
 from app.repository import broadcast_population as population
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.audience import segments
 from app.services.broadcast.ab import versions as ab_versions
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.jobs import creation
@@ -39,7 +40,8 @@ def check_tracked(button_text: str | None, button_url: str | None) -> None:
 def create_test(*, audience: Audience | Target | str, texts: list[str], share, wait: timedelta,
                 button_text: str | None, button_url: str | None, created_by: int | None,
                 settings: dict | None = None, lang: str = "fa", actor: str | None = None, silent: bool = False,
-                protect: bool = False, urgent: bool = False, optout_button: bool | None = None):
+                protect: bool = False, urgent: bool = False, optout_button: bool | None = None,
+                progress_chat_id: int | None = None, action: str = audit.CREATED):
     """Create and queue an A/B test job (ValueError in one line when refused); return it.
 
     Version A's text is the job's own text, and every version, A included,
@@ -59,16 +61,28 @@ def create_test(*, audience: Audience | Target | str, texts: list[str], share, w
                          f"({len(checked)}); raise --test-share or widen the audience")
     job = creation.insert_draft(settings, **creation.audience_columns(audience), silent=bool(silent),
                                 protect=bool(protect), created_by=created_by, button_text=button_text,
-                                button_url=button_url, progress_chat_id=None, progress_lang=lang, created_at=now,
+                                button_url=button_url, progress_chat_id=progress_chat_id, progress_lang=lang,
+                                created_at=now,
                                 variants=variants_service.dump(checked), urgent=bool(urgent),
                                 optout_button=optout_button, ab_share=share, ab_wait=int(wait.total_seconds()),
                                 ab_state=ab_versions.TESTING, **fields)
     total = _populate(job.id, audience, now, "".join(checked), size)
     detail = (f"ab_test versions={''.join(checked)} share={share}% test={total} of {everyone} "
               f"winner_after={int(wait.total_seconds())}s audience={audience}")
-    creation.queue_populated(job, total, actor, audit.CREATED, detail)
+    creation.queue_populated(job, total, actor, action, detail)
     log.info("A/B test job %s created: %s versions, %s of %s users", job.id, len(checked), total, everyone)
     return job
+
+
+def create_from_draft(draft, texts: list[str], share, wait: timedelta, **who):
+    """Create the A/B test a wizard or CLI draft describes (its audience, button and send options) with these versions.
+
+    `broadcast create --ab` and the wizard's Confirm both come here; who:
+    created_by, settings, lang, actor, and optionally progress_chat_id, action.
+    """
+    return create_test(audience=segments.of_draft(draft), texts=list(texts), share=share, wait=wait,
+                       button_text=draft.button_text, button_url=draft.button_url, silent=draft.silent,
+                       protect=draft.protect, urgent=draft.urgent, optout_button=draft.unsubscribe, **who)
 
 
 def _populate(job_id: int, audience, now, letters: str, size: int) -> int:

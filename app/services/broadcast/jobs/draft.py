@@ -26,6 +26,7 @@ class Draft:
     segment_id: int | None = None   # a saved segment as the audience (app.services.audience.segments) ...
     exclude_ids: list | None = None  # ... and segments whose users are left out (ids: a button carries them)
     variants: dict | None = None    # language variants, {code: text or caption} (content/variants.py)
+    ab: dict | None = None          # an A/B test: {"versions": [HTML, ...], "share": %, "wait": s} (bot/ab_step.py)
     tap: dict | None = None         # a tag-on-tap button: {"text", "tag", "answer"} (app/services/audience/tap.py)
     silent: bool = False
     protect: bool = False

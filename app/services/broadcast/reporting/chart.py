@@ -12,48 +12,60 @@ from datetime import datetime, timedelta
 
 import jdatetime
 
+from app.services.broadcast.reporting import ab_chart
+from app.services.broadcast.reporting.chart_style import (
+    BLUE,
+    CARD,
+    GREEN,
+    GREY,
+    GRID,
+    INK,
+    MUTED,
+    ORANGE,
+    RED,
+    number,
+    percent,
+    percent_formatter,
+    style,
+)
 from app.services.broadcast.reporting.results import Curve, Results
 from app.services.broadcast.schedule.send_time import TEHRAN, to_persian_digits
 from app.texts import t
 
 # Pixels: 1000 x 1250 stays under Telegram's 1280 px side, so the photo is not scaled down.
 WIDTH_IN, HEIGHT_IN, DPI = 10.0, 12.5, 100
-CARD, INK, MUTED, GRID = "#fbfaf6", "#1f2430", "#6b7280", "#e5e2d9"
-BLUE, GREEN, ORANGE, RED, GREY = "#2563eb", "#059669", "#d97706", "#dc2626", "#9ca3af"
 
 SECONDS_SPAN = 600  # under ten minutes the time axis shows seconds
 
 
+# Rows' heights: header, delivery, clicks, (an A/B test's versions,) the recent broadcasts.
+ROWS, AB_ROWS = (0.5, 1.5, 1.1, 1.0), (0.45, 1.15, 0.8, 1.1, 0.8)
+
+
 def render_png(results: Results, lang: str) -> bytes:
     """Return the results picture as PNG bytes, labelled in lang."""
+    out = io.BytesIO()
+    figure(results, lang).savefig(out, format="png", facecolor=CARD)
+    return out.getvalue()
+
+
+def figure(results: Results, lang: str):
+    """Draw the picture on a new matplotlib Figure (an A/B test gets its versions' panel above the recent row)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, facecolor=CARD)
     FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(4, 3, height_ratios=(0.5, 1.5, 1.1, 1.0), hspace=0.6, wspace=0.35,
+    heights = AB_ROWS if results.ab else ROWS
+    grid = fig.add_gridspec(len(heights), 3, height_ratios=heights, hspace=0.6, wspace=0.35,
                             left=0.08, right=0.97, top=0.97, bottom=0.05)
     _header(fig.add_subplot(grid[0, :]), results, lang)
     _delivery(fig.add_subplot(grid[1, :]), results, lang)
     _clicks(fig.add_subplot(grid[2, :]), results, lang)
+    if results.ab:
+        ab_chart.draw(fig.add_subplot(grid[3, :]), results.ab, lang)
     _recent(fig, grid, results, lang)
-    out = io.BytesIO()
-    fig.savefig(out, format="png", facecolor=CARD)
-    return out.getvalue()
-
-
-def number(value: float | int, lang: str) -> str:
-    """Render a count with thousands separators, in Persian digits for fa."""
-    text = f"{value:,}"
-    return to_persian_digits(text).replace(",", "٬") if lang == "fa" else text
-
-
-def percent(share: float | None, lang: str) -> str:
-    """Render a 0..1 share as a percentage with one decimal ("—" when not measured)."""
-    if share is None:
-        return "—"
-    text = f"{share * 100:.1f}"
-    return to_persian_digits(text).replace(".", "٫") + "٪" if lang == "fa" else text + "%"
+    return fig
 
 
 def tehran_label(at: datetime, lang: str, with_date: bool, seconds: bool = False) -> str:
@@ -72,8 +84,11 @@ def _header(ax, r: Results, lang: str) -> None:
     """Draw the title and the key numbers in a row of tiles."""
     ax.set_axis_off()
     status = t(f"status_{r.status}", lang)
-    ax.text(0.5, 1.0, t("chart_title", lang, id=number(r.job_id, lang), status=status), ha="center",
-            va="top", fontsize=19, color=INK, weight="bold", transform=ax.transAxes)
+    title = t("chart_title", lang, id=number(r.job_id, lang), status=status)
+    if r.ab_of:  # a winner job names its test
+        title += " · " + t("chart_ab_of", lang, test=number(r.ab_of["test"], lang), v=r.ab_of["version"] or "?")
+    ax.text(0.5, 1.0, title, ha="center", va="top", fontsize=17 if r.ab_of else 19, color=INK, weight="bold",
+            transform=ax.transAxes)
     tiles = [(t("chart_delivered", lang), number(r.delivered, lang), GREEN),
              (t("chart_failed_n", lang), number(r.counts.get("failed", 0), lang), RED),
              (t("chart_ctr", lang), percent(r.ctr, lang), BLUE),
@@ -99,18 +114,6 @@ def _aware(iso: str) -> datetime:
     return datetime.fromisoformat(iso.replace("Z", "+00:00"))
 
 
-def _style(ax, title: str, lang: str) -> None:
-    """Give a panel the card's look: its title on the reading side, a light grid, no box."""
-    ax.set_facecolor(CARD)
-    ax.set_title(title, loc="right" if lang == "fa" else "left", fontsize=13, color=INK, pad=8)
-    ax.grid(axis="y", color=GRID, linewidth=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right", "left"):
-        ax.spines[side].set_visible(False)
-    ax.spines["bottom"].set_color(GRID)
-    ax.tick_params(colors=MUTED, labelsize=9, length=0)
-
-
 def _time_axis(ax, lang: str, first: datetime, last: datetime) -> None:
     """Label the x axis in Tehran time, with the day where the span crosses one."""
     from matplotlib.dates import AutoDateLocator, date2num, num2date
@@ -127,7 +130,7 @@ def _time_axis(ax, lang: str, first: datetime, last: datetime) -> None:
 
 def _delivery(ax, r: Results, lang: str) -> None:
     """Draw the cumulative delivery curve with pauses shaded and 429 holds marked."""
-    _style(ax, t("chart_sent_curve", lang), lang)
+    style(ax, t("chart_sent_curve", lang), lang)
     times = _times(r.sent)
     end = times[-1] + timedelta(seconds=r.sent.seconds)
     total, running = 0, [0]
@@ -155,7 +158,7 @@ def _delivery(ax, r: Results, lang: str) -> None:
 
 def _clicks(ax, r: Results, lang: str) -> None:
     """Draw clicks per time bucket, and each button's people and clicks."""
-    _style(ax, t("chart_clicks_curve", lang), lang)
+    style(ax, t("chart_clicks_curve", lang), lang)
     if not r.buttons or not r.clicks.counts:
         ax.set_axis_off()
         note = t("chart_no_button", lang) if not r.buttons else t("chart_no_clicks", lang)
@@ -181,15 +184,15 @@ def _recent(fig, grid, r: Results, lang: str) -> None:
     labels = [number(row["id"], lang) for row in rows]
     colors = [BLUE if row["id"] == r.job_id else GREY for row in rows]
     panels = [(t("chart_delivered", lang), [row["delivered"] for row in rows], _count_formatter(lang)),
-              (t("chart_ctr", lang), [(row["ctr"] or 0) * 100 for row in rows], _percent_formatter(lang)),
+              (t("chart_ctr", lang), [(row["ctr"] or 0) * 100 for row in rows], percent_formatter(lang)),
               (t("chart_blocked_after", lang), [row["blocked_after"] for row in rows], _count_formatter(lang))]
     if lang == "fa":
         panels.reverse()
     top = 0.0
     for col, (title, values, formatter) in enumerate(panels):
-        ax = fig.add_subplot(grid[3, col])
+        ax = fig.add_subplot(grid[-1, col])
         top = ax.get_position().y1
-        _style(ax, title, lang)
+        style(ax, title, lang)
         ax.bar(range(len(values)), values, color=colors, width=0.7)
         ax.set_xticks(range(len(values)), labels, rotation=90 if len(values) > 6 else 0, fontsize=8)
         ax.yaxis.set_major_formatter(formatter)
@@ -203,10 +206,3 @@ def _count_formatter(lang: str):
     from matplotlib.ticker import FuncFormatter
 
     return FuncFormatter(lambda x, _pos: number(int(x), lang) if x == int(x) else "")
-
-
-def _percent_formatter(lang: str):
-    """Return a tick formatter writing percentages (the values are already ×100)."""
-    from matplotlib.ticker import FuncFormatter
-
-    return FuncFormatter(lambda x, _pos: percent(x / 100, lang))

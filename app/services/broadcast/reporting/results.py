@@ -14,6 +14,7 @@ from app.repository import broadcast_ledger
 from app.repository import broadcast_results as sql
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.broadcast.ab import report as ab_report
 
 # The broadcasts shown beside this one.
 RECENT = 10
@@ -62,6 +63,8 @@ class Results:
     blocked_after: int
     opted_out_after: int
     recent: list[dict]
+    ab: dict | None = None  # an A/B test's versions side by side: `broadcast ab --json`'s numbers (ab/report.py)
+    ab_of: dict | None = None  # a winner job's test: {"test": its id, "version": its letter}
 
     def as_dict(self) -> dict:
         """Return the numbers as plain JSON-safe values."""
@@ -86,9 +89,18 @@ def compute(job_id: int) -> Results:
         counts=counts, delivered=delivered, sent=_curve(job_id, "sent_at"), pauses=pauses, holds=holds,
         clicks=clicks, buttons=buttons, unique_clicks=unique,
         ctr=ratio(unique, delivered) if job.button_url else None,
-        blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id))
+        blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id), ab=ab_report.summary(job) or None,
+        ab_of=_test_of(job))
     db.session.commit()  # reads only: no transaction stays open behind the caller
     return results
+
+
+def _test_of(job: BroadcastJob) -> dict | None:
+    """Return the A/B test a winner job sends the winner of, and the winning letter (None for any other job)."""
+    if job.ab_of is None:
+        return None
+    test = db.session.get(BroadcastJob, job.ab_of)
+    return {"test": job.ab_of, "version": test.ab_winner if test is not None else None}
 
 
 def ratio(part: int, whole: int) -> float:

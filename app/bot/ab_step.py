@@ -1,0 +1,175 @@
+"""The wizard's A/B test: "🆎 A/B test" at the button step, then 1-4 more versions, the test share, the wait.
+
+Steps (admin_states; the draft's `ab` holds {"versions": [HTML, ...], "share": %, "wait": s}):
+  wiz:button      "🆎 A/B test" beside "no button"; the admin's message is version A
+  wiz:ab_version  waiting for the next version's text (✅ ends the list, the fifth ends it too)
+  wiz:ab_share    the test share's buttons
+  wiz:ab_wait     the wait's buttons; then back to wiz:button for the link button the test needs
+Each version is checked by the rules `broadcast create --ab` applies (ab/versions.check_versions),
+and what cannot go with a test is refused as the CLI refuses it: language versions, media, a tag
+button or none, a schedule, auto-expiry. The Confirm calls the CLI's service (ab/split.create_from_draft).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from flask import current_app
+
+from app.bot import drafts
+from app.bot.buttons import button
+from app.bot.callback_data import AB_SHARES, AB_WAITS, build
+from app.bot.context import BotContext
+from app.bot.text_refusal import refuse_text
+from app.bot.wizard_state import DRAFT_ID, STEP_BUTTON, current_wizard_draft
+from app.models.broadcast import CONTENT_COPY, CONTENT_TEXT
+from app.services import admins, audit
+from app.services.broadcast.ab import split
+from app.services.broadcast.ab.versions import LETTERS, MAX_VERSIONS, MIN_VERSIONS, check_versions, parse_wait
+from app.services.broadcast.content import text_rules
+from app.services.broadcast.jobs.draft import Draft
+from app.texts import t
+
+STEP_AB_VERSION, STEP_AB_SHARE, STEP_AB_WAIT = "wiz:ab_version", "wiz:ab_share", "wiz:ab_wait"
+
+
+def first_version(draft: Draft) -> str | None:
+    """Return the HTML of the admin's message as version A, or None when it is no text (a media message)."""
+    content = draft.content or {}
+    if content.get("type") == CONTENT_TEXT:
+        return content["text"]
+    if content.get("type") == CONTENT_COPY:
+        return draft.extra.get(drafts.MAIN_HTML)
+    return None
+
+
+def start_refusal(draft: Draft) -> str | None:
+    """Return the text key saying why this draft cannot become an A/B test, or None."""
+    if draft.variants:
+        return "ab_no_variants"
+    if first_version(draft) is None:
+        return "ab_media"
+    if not current_app.config.get("PUBLIC_URL"):
+        return "ab_no_public_url"  # the winner is chosen by tracked clicks: none would be counted
+    return None
+
+
+@button("w.ab")
+def on_start(ctx: BotContext, token: str, _arg: object) -> None:
+    """Turn the draft into an A/B test (its message is version A) and ask for version B."""
+    draft = current_wizard_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
+    if draft is None:
+        return
+    refusal = start_refusal(draft)
+    if refusal:
+        ctx.answer(refusal, alert=True)
+        return
+    ctx.answer()
+    first = first_version(draft)
+    # A test is a text broadcast: the message's HTML, with each version's text beside it.
+    content = {"type": CONTENT_TEXT, "text": first, "parse_mode": "HTML"}
+    draft = replace(draft, content=content, ab={"versions": [first]}, button_text=None, button_url=None, tap=None)
+    admins.set_state(ctx.user_id, STEP_AB_VERSION, draft.to_json())
+    ctx.reply("ab_ask_version", v=LETTERS[1], most=MAX_VERSIONS)
+
+
+def on_text(ctx: BotContext, draft: Draft) -> None:
+    """Take the next version's text, checked as `--ab` checks it; the fifth goes on to the test share."""
+    versions = list(draft.ab["versions"])
+    letter = LETTERS[len(versions)]
+    message = ctx.update.message
+    if message.text is None:
+        ctx.reply("ab_need_text", v=letter)
+        return
+    try:
+        text = text_rules.check(message.text_html)
+    except text_rules.TextRefused as exc:
+        refuse_text(ctx, exc, "ab_need_text")
+        return
+    same = [LETTERS[n] for n, known in enumerate(versions) if text_rules.check(known) == text]
+    if same:
+        ctx.reply("ab_same", v=same[0])
+        return
+    try:
+        check_versions([*versions, text])
+    except ValueError as exc:
+        ctx.reply("ab_refused", v=letter, reason=str(exc))
+        return
+    draft = replace(draft, ab={**draft.ab, "versions": [*versions, text]})
+    if len(versions) + 1 == MAX_VERSIONS:
+        ask_share(ctx, draft)
+        return
+    admins.set_state(ctx.user_id, STEP_AB_VERSION, draft.to_json())
+    done = {"inline_keyboard": [[{"text": t("btn_ab_done", ctx.lang), "callback_data": build(
+        "ab_done", token=draft.draft_id)}]]}
+    ctx.reply("ab_added", done, v=letter, letters=LETTERS[:len(versions) + 1], next=LETTERS[len(versions) + 1])
+
+
+@button("w.abv")
+def on_done(ctx: BotContext, token: str, _arg: object) -> None:
+    """End the list of versions (at least two) and ask for the test share."""
+    draft = current_wizard_draft(ctx, (STEP_AB_VERSION,), DRAFT_ID, token)
+    if draft is None:
+        return
+    if len(draft.ab["versions"]) < MIN_VERSIONS:
+        ctx.answer("ab_need_two", alert=True)
+        return
+    ctx.answer()
+    ask_share(ctx, draft)
+
+
+def ask_share(ctx: BotContext, draft: Draft) -> None:
+    """Put the admin on the share step and offer the shares."""
+    admins.set_state(ctx.user_id, STEP_AB_SHARE, draft.to_json())
+    row = [{"text": t("btn_ab_share", ctx.lang, p=share), "callback_data": build("ab_share", share, draft.draft_id)}
+           for share in AB_SHARES]
+    n = len(draft.ab["versions"])
+    ctx.reply("ab_ask_share", {"inline_keyboard": [row]}, n=n, letters=LETTERS[:n])
+
+
+@button("w.abs")
+def on_share(ctx: BotContext, token: str, share: str) -> None:
+    """Keep the test share and ask for the wait."""
+    draft = current_wizard_draft(ctx, (STEP_AB_SHARE,), DRAFT_ID, token)
+    if draft is None:
+        return
+    ctx.answer()
+    draft = replace(draft, ab={**draft.ab, "share": int(share)})
+    admins.set_state(ctx.user_id, STEP_AB_WAIT, draft.to_json())
+    row = [{"text": wait_text(int(parse_wait(wait).total_seconds()), ctx.lang),
+            "callback_data": build("ab_wait", wait, draft.draft_id)} for wait in AB_WAITS]
+    ctx.reply("ab_ask_wait", {"inline_keyboard": [row]}, p=share)
+
+
+@button("w.abw")
+def on_wait(ctx: BotContext, token: str, wait: str) -> None:
+    """Keep the wait, then ask for the link button the test's clicks are counted on."""
+    draft = current_wizard_draft(ctx, (STEP_AB_WAIT,), DRAFT_ID, token)
+    if draft is None:
+        return
+    ctx.answer()
+    seconds = int(parse_wait(wait).total_seconds())
+    draft = replace(draft, ab={**draft.ab, "wait": seconds})
+    admins.set_state(ctx.user_id, STEP_BUTTON, draft.to_json())
+    ctx.reply("ab_ask_button", p=draft.ab["share"], wait=wait_text(seconds, ctx.lang))
+
+
+def wait_text(seconds: int, lang: str) -> str:
+    """Say a wait in hours (or minutes when not whole hours)."""
+    if seconds % 3600 == 0:
+        return t("ab_hours", lang, n=seconds // 3600)
+    return t("ab_minutes", lang, n=seconds // 60)
+
+
+def button_refusal(draft: Draft, tap: dict | None) -> str | None:
+    """Return why this draft cannot take this button: an A/B test counts clicks on a link, not a tag button."""
+    return "ab_need_link" if draft.ab and tap is not None else None
+
+
+def create(ctx: BotContext, draft: Draft):
+    """Create the test as `broadcast create --ab` does, as this admin; its progress comes to this chat."""
+    ab = draft.ab
+    return split.create_from_draft(draft, ab["versions"], ab["share"], timedelta(seconds=ab["wait"]),
+                                   created_by=ctx.user_id, settings=ctx.settings, lang=ctx.lang,
+                                   actor=audit.admin_actor(ctx.user_id), progress_chat_id=ctx.chat_id,
+                                   action=audit.CONFIRMED)

@@ -1,0 +1,49 @@
+"""The wizard's preview: the message as users will get it, and each language version or A/B version under a label."""
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from app.bot.context import BotContext
+from app.models.broadcast import CONTENT_ALBUM
+from app.services.broadcast.ab.versions import LETTERS
+from app.services.broadcast.content import greeting
+from app.services.broadcast.content.methods import url_button
+from app.services.broadcast.jobs.draft import Draft
+
+
+def send_preview(ctx: BotContext, draft: Draft) -> Future | tuple[Future, ...]:
+    """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name).
+
+    With language versions, each follows under a label naming it; an A/B
+    test's versions each come under "version A", "version B"... Returns the
+    queued sends: each resolves to None when it was not delivered.
+    """
+    content = draft.content
+    markup = url_button(draft.button_text, draft.button_url)
+    if content.get("type") == CONTENT_ALBUM:
+        return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+    if draft.ab:
+        sent = []
+        for letter, text in zip(LETTERS, draft.ab["versions"], strict=False):
+            ctx.reply("ab_preview_label", v=letter)
+            sent.append(preview_of(ctx, content, markup, text))
+        return tuple(sent)
+    main = preview_of(ctx, content, markup, None)
+    if not draft.variants:
+        return main
+    sent = [main]
+    for code, text in draft.variants.items():
+        ctx.reply("var_preview_label", code=code)
+        sent.append(preview_of(ctx, content, markup, text))
+    return tuple(sent)
+
+
+def preview_of(ctx: BotContext, content: dict, markup: dict | None, variant: str | None) -> Future:
+    """Send one version's preview: the text with the admin's own name, or the copy (with a version's caption)."""
+    if content["type"] == "text":  # a personal greeting: rendered with the admin's own name
+        first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
+        text = variant if variant is not None else content["text"]
+        return ctx.outbox.send(ctx.chat_id, greeting.render(text, first_name, ctx.lang),
+                               parse_mode="HTML", reply_markup=markup)
+    return ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup,
+                           caption=variant)
