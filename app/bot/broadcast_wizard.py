@@ -11,7 +11,6 @@ state's JSON draft; a press whose id is not the current one changes nothing.
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 
@@ -19,6 +18,7 @@ from app.bot import drafts, keyboards, presend, presend_paid, segment_rows, vari
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
+from app.bot.wizard_preview import send_preview
 from app.bot.wizard_state import (  # noqa: F401  (re-exported)
     CONFIRM_ID,
     DRAFT_ID,
@@ -34,8 +34,7 @@ from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import admins, albums, audit
 from app.services.audience.segments import SegmentMissing
-from app.services.broadcast.content import greeting, variants
-from app.services.broadcast.content.methods import url_button
+from app.services.broadcast.content import keyboard, variants
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.sending import runner
@@ -65,6 +64,9 @@ def on_input(ctx: BotContext, step: str, state: dict) -> None:
         variant_step.on_code(ctx, draft)
     elif step == variant_step.STEP_VARIANT:
         variant_step.on_text(ctx, state)
+    elif step == STEP_AUDIENCE and draft.content_type == CONTENT_ALBUM and keyboard.looks_like_builder(
+            ctx.update.message.text):
+        take_button(ctx, draft)  # an album's keyboard: its parts skip the button step (wiz_album_taken says so)
     elif step == STEP_AUDIENCE:
         ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
     else:
@@ -89,14 +91,22 @@ def take_message(ctx: BotContext, draft: Draft) -> None:
 
 
 def take_button(ctx: BotContext, draft: Draft) -> None:
-    """Accept "text | URL" or "text | tag:TAG | answer", or explain what is wrong and stay on the step."""
+    """Accept a keyboard, "text | URL" or "text | tag:TAG | answer", or explain what is wrong and stay on the step."""
+    if keyboard.looks_like_builder(ctx.update.message.text):
+        try:
+            kb = keyboard.parse_text(ctx.update.message.text)
+        except keyboard.KeyboardError as exc:
+            ctx.reply("wiz_bad_key", reason=exc.text(ctx.lang))  # the draft stays on this step, as it was
+            return
+        to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None, keyboard=kb))
+        return
     try:
         tap = drafts.parse_tap_button(ctx.update.message.text)
         label, url = (None, None) if tap else drafts.parse_url_button(ctx.update.message.text)
     except drafts.DraftError as exc:
         ctx.reply("wiz_bad_button", reason=ctx.text(exc.key, **exc.values))
         return
-    to_audience(ctx, replace(draft, button_text=label, button_url=url, tap=tap))
+    to_audience(ctx, replace(draft, button_text=label, button_url=url, tap=tap, keyboard=None))
 
 
 @button("w.no_button")
@@ -106,7 +116,7 @@ def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     if draft is None:
         return
     ctx.answer()
-    to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None))
+    to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None, keyboard=None))
 
 
 def to_audience(ctx: BotContext, draft: Draft) -> None:
@@ -153,37 +163,6 @@ def to_preview(ctx: BotContext, draft: Draft, count: int) -> None:
     preview = send_preview(ctx, draft)
     # show() stores a new preview id: confirm under any earlier preview (another audience on screen) expires.
     presend.show(ctx, draft, count, preview=preview)
-
-
-def send_preview(ctx: BotContext, draft: Draft) -> Future | tuple[Future, ...]:
-    """Show the admin the message as users will get it (a copy, an album, or the greeting with their own name).
-
-    With language versions, each follows under a label naming it. Returns the
-    queued sends: each resolves to None when it was not delivered.
-    """
-    content = draft.content
-    markup = url_button(draft.button_text, draft.button_url)
-    if content.get("type") == CONTENT_ALBUM:
-        return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
-    main = preview_of(ctx, content, markup, None)
-    if not draft.variants:
-        return main
-    sent = [main]
-    for code, text in draft.variants.items():
-        ctx.reply("var_preview_label", code=code)
-        sent.append(preview_of(ctx, content, markup, text))
-    return tuple(sent)
-
-
-def preview_of(ctx: BotContext, content: dict, markup: dict | None, variant: str | None) -> Future:
-    """Send one version's preview: the text with the admin's own name, or the copy (with a version's caption)."""
-    if content["type"] == "text":  # a personal greeting: rendered with the admin's own name
-        first_name = ctx.update.effective_user.first_name if ctx.update.effective_user else None
-        text = variant if variant is not None else content["text"]
-        return ctx.outbox.send(ctx.chat_id, greeting.render(text, first_name, ctx.lang),
-                               parse_mode="HTML", reply_markup=markup)
-    return ctx.outbox.copy(ctx.chat_id, content["from_chat_id"], content["message_id"], reply_markup=markup,
-                           caption=variant)
 
 
 def audience_keyboard(ctx: BotContext, draft: Draft) -> dict:

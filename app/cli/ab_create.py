@@ -54,7 +54,7 @@ def create(draft: Draft, params: dict) -> None:
                                 button_text=draft.button_text, button_url=draft.button_url,
                                 created_by=params["created_by"], settings=load_settings(), lang="en",
                                 actor=audit.ACTOR_CLI, silent=draft.silent, protect=draft.protect,
-                                urgent=draft.urgent, optout_button=draft.unsubscribe)
+                                urgent=draft.urgent, optout_button=draft.unsubscribe, kb=draft.keyboard)
     except creation.EmptyAudience as exc:
         raise CommandError(f"{exc}; nothing to send", exit_code=2) from None
     except creation.CancelledWhilePreparing as exc:

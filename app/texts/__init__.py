@@ -14,6 +14,7 @@ from app.texts import (
     audience,
     chains,
     jobs,
+    keyboard,
     presend,
     recurring,
     results,
@@ -28,7 +29,7 @@ from app.texts import (
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
                                    results, rules, segments, after_send,
-                                   audience, ab, chains)
+                                   audience, ab, chains, keyboard)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

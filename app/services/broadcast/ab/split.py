@@ -21,6 +21,7 @@ from app.repository import broadcast_population as population
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast.ab import versions as ab_versions
+from app.services.broadcast.content import keyboard
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.population import discard_draft
@@ -30,16 +31,18 @@ NEEDS_TRACKING = ("an A/B test picks its winner by clicks: it needs a link butto
                   "and PUBLIC_URL set, so each copy's link is tracked")
 
 
-def check_tracked(button_text: str | None, button_url: str | None) -> None:
+def check_tracked(button_text: str | None, button_url: str | None, kb: dict | None = None) -> None:
     """Refuse, in one line, a test whose clicks could not be counted: no link button, or no PUBLIC_URL."""
-    if not button_text or not button_url or not current_app.config.get("PUBLIC_URL"):
+    linked = (button_text and button_url) or any(b["kind"] == "url" for _, b in keyboard.buttons(kb))
+    if not linked or not current_app.config.get("PUBLIC_URL"):
         raise ValueError(NEEDS_TRACKING)
 
 
 def create_test(*, audience: Audience | Target | str, texts: list[str], share, wait: timedelta,
                 button_text: str | None, button_url: str | None, created_by: int | None,
                 settings: dict | None = None, lang: str = "fa", actor: str | None = None, silent: bool = False,
-                protect: bool = False, urgent: bool = False, optout_button: bool | None = None):
+                protect: bool = False, urgent: bool = False, optout_button: bool | None = None,
+                kb: dict | None = None):
     """Create and queue an A/B test job (ValueError in one line when refused); return it.
 
     Version A's text is the job's own text, and every version, A included,
@@ -47,9 +50,12 @@ def create_test(*, audience: Audience | Target | str, texts: list[str], share, w
     """
     checked = ab_versions.check_versions(texts)
     share = ab_versions.check_share(share)
-    check_tracked(button_text, button_url)
+    check_tracked(button_text, button_url, kb)
     content = {"type": "text", "text": checked["A"]}
-    audience, fields, _ = creation.check_content(audience, content, button_text, button_url, None, optout_button)
+    audience, fields, _ = creation.check_content(audience, content, button_text, button_url, None, optout_button,
+                                                 keyboard=kb)
+    if "keyboard" in fields:  # the keyboard took the link button in as its first row
+        button_text = button_url = None
     now = db_utcnow()
     everyone = population.count_audience(audience, now)
     size = ab_versions.sample_size(everyone, share)

@@ -27,6 +27,7 @@ class Draft:
     exclude_ids: list | None = None  # ... and segments whose users are left out (ids: a button carries them)
     variants: dict | None = None    # language variants, {code: text or caption} (content/variants.py)
     tap: dict | None = None         # a tag-on-tap button: {"text", "tag", "answer"} (app/services/audience/tap.py)
+    keyboard: dict | None = None    # rows of url, copy, tap and menu buttons (content/keyboard.py)
     silent: bool = False
     protect: bool = False
     urgent: bool = False            # sent through quiet hours

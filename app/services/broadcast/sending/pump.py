@@ -22,13 +22,13 @@ from app.services.broadcast.reporting.notifier import Notifier
 from app.services.broadcast.sending import breaker
 from app.services.broadcast.sending.claims import Claim
 from app.services.broadcast.sending.copies import Copies
+from app.services.broadcast.sending.follow_up import deliver
 from app.services.broadcast.sending.lease import Lease
 from app.services.broadcast.sending.outcomes import (
     HELD_BACK,
     Outcome,
     classify,
     classify_action,
-    delivered,
     personal_failure,
 )
 from app.services.broadcast.sending.recorder import Recorder, StepResult
@@ -114,11 +114,9 @@ class Pump:
             chat_taken = self.booker.chats is not None
             if self.action:
                 return self.act(method, params, user_id, chat_taken)
-            result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
-                                      retry_unknown=False, broadcast=True, slot_taken=True,
-                                      chat_taken=chat_taken, may_retry=self.may_retry,
-                                      read_timeout=self.answer_wait())
-            return delivered(result)
+            return deliver(self.client, method, params, user_id, deadline=self.deadline, retry_unknown=False,
+                           broadcast=True, slot_taken=True, chat_taken=chat_taken, may_retry=self.may_retry,
+                           read_timeout=self.answer_wait())
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
                 log.exception("unexpected error sending to %s", user_id)
