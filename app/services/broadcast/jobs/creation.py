@@ -155,8 +155,7 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
     text or caption} (app.services.broadcast.content.variants); each item records
     the one its recipient gets. urgent: sent through quiet hours; optout_button:
     the unsubscribe button under each copy (None: the setting broadcast_optout_button).
-    tap: {"text", "tag", "answer"}, a tag-on-tap button; keyboard: rows of
-    buttons (content/keyboard.py), which take the link and tap buttons in. A Target (a segment,
+    tap: {"text", "tag", "answer"}, a tag-on-tap button; keyboard: rows of buttons (content/keyboard.py). A Target (a segment,
     exclusions) is stored whole on the job: population runs now, from this copy.
     expire_after: auto-expiry's T (1 min to 47 h), written in the row's own
     insert, so the job is never queued without it.
@@ -165,8 +164,8 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
         send_at = check_future(send_at, db_utcnow())
     audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button,
                                               tap, keyboard)
-    if "keyboard" in fields:
-        button_text = button_url = None  # the keyboard holds them now (check_content)
+    if "keyboard" in fields:  # the keyboard holds the link button now (check_content)
+        button_text = button_url = None
     columns = _audience_columns(audience)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     columns.update(expiry_columns(expire_after, send_at or now))  # ValueError past 47 h, before any row

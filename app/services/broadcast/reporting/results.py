@@ -12,8 +12,10 @@ from app.extensions import db
 from app.models.broadcast import KIND_SEND, BroadcastJob
 from app.repository import broadcast_ledger
 from app.repository import broadcast_results as sql
+from app.repository import buttons as buttons_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.broadcast.content import keyboard
 
 # The broadcasts shown beside this one.
 RECENT = 10
@@ -79,16 +81,31 @@ def compute(job_id: int) -> Results:
     unique = sum(clicks.counts)
     left = sql.left_after([job_id]).get(job_id, (0, 0))
     pauses, holds = _pauses(job_id, job.finished_at or db_utcnow())
-    buttons = [{"text": job.button_text, "url": job.button_url, "unique": unique, "total": job.clicks_total}
-               ] if job.button_url else []
+    buttons = _buttons(job, unique)
     results = Results(
         job_id=job_id, status=job.status, created_at=_iso(job.created_at), finished_at=_iso(job.finished_at),
         counts=counts, delivered=delivered, sent=_curve(job_id, "sent_at"), pauses=pauses, holds=holds,
         clicks=clicks, buttons=buttons, unique_clicks=unique,
-        ctr=ratio(unique, delivered) if job.button_url else None,
+        ctr=ratio(unique, delivered) if buttons else None,
         blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id))
     db.session.commit()  # reads only: no transaction stays open behind the caller
     return results
+
+
+def _buttons(job: BroadcastJob, unique: int) -> list[dict]:
+    """Return each tracked link button: its people (whose first click it was) and every click on it.
+
+    The single link button's people are the job's unique clicks; a
+    keyboard's url buttons are read from their counters (broadcast_buttons),
+    and their people add up to the job's unique clicks.
+    """
+    kb = keyboard.load(job.keyboard)
+    if not kb:
+        return [{"text": job.button_text, "url": job.button_url, "unique": unique, "total": job.clicks_total}
+                ] if job.button_url else []
+    counted = buttons_repo.counts(job.id)
+    return [{"text": b["text"], "url": b["url"], "position": pos, "unique": counted.get(pos, (0, 0, 0))[1],
+             "total": counted.get(pos, (0, 0, 0))[0]} for pos, b in keyboard.buttons(kb) if b["kind"] == "url"]
 
 
 def ratio(part: int, whole: int) -> float:
