@@ -6,8 +6,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "key_err_none": {"fa": "کیبورد هیچ دکمه‌ای ندارد.", "en": "the keyboard has no button."},
     "key_err_too_many": {"fa": "کیبورد {count} دکمه دارد؛ تلگرام حداکثر ۱۰۰ دکمه می‌پذیرد.",
                          "en": "the keyboard has {count} buttons; Telegram allows at most 100."},
-    "key_err_empty_row": {"fa": "ردیف {row} خالی است؛ هر ردیف دست‌کم یک دکمه لازم دارد.",
-                          "en": "row {row} is empty; every row needs at least one button."},
+    "key_err_empty_row": {"fa": "ردیف {number} خالی است؛ هر ردیف دست‌کم یک دکمه لازم دارد.",
+                          "en": "row {number} is empty; every row needs at least one button."},
     "key_err_row_full": {"fa": "این ردیف {count} دکمه دارد؛ تلگرام در هر ردیف حداکثر ۸ دکمه می‌پذیرد.",
                          "en": "this row has {count} buttons; Telegram allows at most 8 in a row."},
     "key_err_format": {

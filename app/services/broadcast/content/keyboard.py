@@ -54,7 +54,7 @@ def check(kb: dict) -> dict:
     out = []
     for r, row in enumerate(rows, 1):
         if not isinstance(row, list) or not row:
-            raise KeyboardError("key_err_empty_row", r, 0, row=r)
+            raise KeyboardError("key_err_empty_row", number=r)
         if len(row) > ROW_MAX:
             raise KeyboardError("key_err_row_full", r, len(row), count=len(row))
         out.append([check_button(b, r, c) for c, b in enumerate(row, 1)])
