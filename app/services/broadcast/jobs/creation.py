@@ -155,8 +155,9 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
     text or caption} (app.services.broadcast.content.variants); each item records
     the one its recipient gets. urgent: sent through quiet hours; optout_button:
     the unsubscribe button under each copy (None: the setting broadcast_optout_button).
-    tap: {"text", "tag", "answer"}, a tag-on-tap button; keyboard: rows of buttons (content/keyboard.py). A Target (a segment,
-    exclusions) is stored whole on the job: population runs now, from this copy.
+    tap: {"text", "tag", "answer"}, a tag-on-tap button; keyboard: rows of
+    buttons (content/keyboard.py). A Target (a segment, exclusions) is
+    stored whole on the job: population runs now, from this copy.
     expire_after: auto-expiry's T (1 min to 47 h), written in the row's own
     insert, so the job is never queued without it.
     """

@@ -20,7 +20,8 @@ class Copies:
         self.method = method
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
         # An album's keyboard message is one more (content/methods.FOLLOW, sent by follow_up.deliver).
-        self.parts = (len(params.get("message_ids") or ()) or 1) + (FOLLOW in params)
+        self.follow = FOLLOW in params
+        self.parts = (len(params.get("message_ids") or ()) or 1) + self.follow
         # Each language variant's method and parameters; a claim without a variant gets the default's.
         self.calls = by_variant(job, method, params)
         self.strict = job.kind == KIND_EDIT  # an edit's copies get their own variant's text, or none

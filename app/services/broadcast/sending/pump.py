@@ -22,7 +22,7 @@ from app.services.broadcast.reporting.notifier import Notifier
 from app.services.broadcast.sending import breaker
 from app.services.broadcast.sending.claims import Claim
 from app.services.broadcast.sending.copies import Copies
-from app.services.broadcast.sending.follow_up import deliver
+from app.services.broadcast.sending.follow_up import deliver, thread_seconds
 from app.services.broadcast.sending.lease import Lease
 from app.services.broadcast.sending.outcomes import (
     HELD_BACK,
@@ -151,11 +151,12 @@ class Pump:
         """Return the Booker of this pump's sends: its client's pacers, its deadline, its lease kept while waiting."""
         client = self.client
         chats = client.chat_pacer if client.pace_recipients else None
-        connect = self.settings["telegram_connect_timeout"]
+        connect, follow = self.settings["telegram_connect_timeout"], self.copies.follow
         return Booker(parts, limiter=client.rate_limiter, budget=client.broadcast_budget, chats=chats, window=window,
                       min_sends=estimate.block_sends(self.settings, paid),
                       busy_for=lambda: self.answer_wait() + connect,
-                      call_seconds=lambda: client.typical_call_seconds, clock=self.clock, sleep=self.sleep,
+                      call_seconds=lambda: thread_seconds(client.typical_call_seconds, follow, chats is not None),
+                      clock=self.clock, sleep=self.sleep,
                       deadline=self.deadline, heartbeat=self.lease.heartbeat, keep=self.lease.keep,
                       pause=self.lease.pause_for, stopped=lambda: self.stop)
 
