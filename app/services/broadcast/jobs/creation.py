@@ -142,8 +142,7 @@ def check_content(audience: Audience | Target | str, content: dict, button_text:
 
 def create_job(*, audience: Audience | Target | str, created_by: int | None, content: dict,
                button_text: str | None = None, button_url: str | None = None, settings: dict | None = None,
-               progress_chat_id: int | None = None,
-               lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
+               progress_chat_id: int | None = None, lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
                action: str = audit.CREATED, send_at: datetime | None = None,
                variants: dict | None = None, urgent: bool = False,
                optout_button: bool | None = None, tap: dict | None = None,
@@ -165,8 +164,8 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
         send_at = check_future(send_at, db_utcnow())
     audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button,
                                               tap, keyboard)
-    if "keyboard" in fields:  # the keyboard holds the link button now (check_content)
-        button_text = button_url = None
+    # A keyboard holds the link button now (check_content).
+    button_text, button_url = (None, None) if "keyboard" in fields else (button_text, button_url)
     columns = _audience_columns(audience)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     columns.update(expiry_columns(expire_after, send_at or now))  # ValueError past 47 h, before any row
