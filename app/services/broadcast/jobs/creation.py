@@ -142,8 +142,8 @@ def check_content(audience: Audience | Target | str, content: dict, button_text:
 
 def create_job(*, audience: Audience | Target | str, created_by: int | None, content: dict,
                button_text: str | None = None, button_url: str | None = None, settings: dict | None = None,
-               progress_chat_id: int | None = None, lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
-               action: str = audit.CREATED, send_at: datetime | None = None,
+               progress_chat_id: int | None = None, lang: str = "fa", silent: bool = False, protect: bool = False,
+               actor: str | None = None, action: str = audit.CREATED, send_at: datetime | None = None,
                variants: dict | None = None, urgent: bool = False,
                optout_button: bool | None = None, tap: dict | None = None,
                expire_after: timedelta | None = None, keyboard: dict | None = None) -> BroadcastJob:
