@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import BroadcastJobItem
+from app.services import telegram_factory
 from app.services.broadcast.actions import unsend_edit
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.reporting import clicks
@@ -16,6 +17,7 @@ from app.services.broadcast.sending import follow_up
 from app.services.broadcast.sending.copies import Copies
 from app.services.broadcast.sending.drain import pump
 from app.services.broadcast.sending.pump import Pump
+from app.services.budget.spans import span_for
 from app.services.telegram_factory import get_client, new_outbox
 from app.telegram.errors import BadRequest
 from tests.broadcast.helpers import (
@@ -80,6 +82,26 @@ def test_each_recipient_gets_the_album_then_exactly_one_keyboard_message(tracked
         assert stored[user_id].message_id == parts[0]["message_id"], "the album's first part stays its copy"
     stats = simulator.stats()
     assert stats["429_total"] == 0 and stats["busiest_second"] <= 30, "the keyboard message took a slot of its own"
+
+
+def test_the_keyboard_message_takes_a_slot_of_the_bot_wide_rate(app, simulator, monkeypatch):
+    """With no chat pace to wait for, the budget alone spaces the sends: each recipient's four messages are booked."""
+    simulator.configure(per_chat_limits=False)
+    telegram_factory.reset_clients()
+    monkeypatch.setattr(telegram_factory, "SharedChatPacer", lambda *args, **kwargs: None)
+    create_users(30)
+    job, _ = album_job(simulator)
+    started = time.monotonic()
+    run(job.id)
+    elapsed = time.monotonic() - started
+    telegram_factory.reset_clients()
+    assert reload(job.id).sent_count == 30 and len(simulator.deliveries("sendMessage")) >= 30
+    stats = simulator.stats()
+    # 120 messages at 28/s: a pump counting three per recipient would put out 37 a second and meet 429s.
+    assert stats["429_total"] == 0 and stats["busiest_second"] <= 30, stats
+    # Each send books the span of four messages (span_for(4) = 7 slots): 29 spans after the first one at
+    # most 30 slots a second. Booked as three (5 slots) they would all be out in about 5 s.
+    assert elapsed >= 29 * span_for(4) / 30, elapsed
 
 
 def test_without_a_keyboard_an_album_sends_no_extra_message(app, simulator):
