@@ -112,6 +112,9 @@ def test_tap_and_menu_buttons_answer_inside_the_bot_and_count_per_button(tracked
     press_data(client, simulator, tap_data, user_id=901, message_id=message_id)
     assert tags_of(901) == {"vip"} and tags_of(902) == set()
     assert counters(job_id)[4][2] == 2 and counters(job_id)[5][2] == 1
+    report = json.loads(ok(runner, "broadcast", "report", str(job_id), "--json"))
+    pressed = [(p["text"], p["kind"], p["presses"]) for p in report["presses"]]
+    assert pressed == [("I'm in", "tap", 2), ("Hours", "menu", 1)]
     job = db.session.get(BroadcastJob, job_id)
     assert (job.tap_presses, job.tap_tagged) == (3, 1)
     assert not any("callback_data" in m for m in simulator.deliveries("sendMessage", 901)[1:]), "no message added"

@@ -64,6 +64,8 @@ class Results:
     blocked_after: int
     opted_out_after: int
     recent: list[dict]
+    # A keyboard's tap and menu buttons: each one's verified presses (broadcast_buttons.presses).
+    presses: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """Return the numbers as plain JSON-safe values."""
@@ -81,19 +83,19 @@ def compute(job_id: int) -> Results:
     unique = sum(clicks.counts)
     left = sql.left_after([job_id]).get(job_id, (0, 0))
     pauses, holds = _pauses(job_id, job.finished_at or db_utcnow())
-    buttons = _buttons(job, unique)
+    buttons, presses = _buttons(job, unique)
     results = Results(
         job_id=job_id, status=job.status, created_at=_iso(job.created_at), finished_at=_iso(job.finished_at),
         counts=counts, delivered=delivered, sent=_curve(job_id, "sent_at"), pauses=pauses, holds=holds,
         clicks=clicks, buttons=buttons, unique_clicks=unique,
         ctr=ratio(unique, delivered) if buttons else None,
-        blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id))
+        blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id), presses=presses)
     db.session.commit()  # reads only: no transaction stays open behind the caller
     return results
 
 
-def _buttons(job: BroadcastJob, unique: int) -> list[dict]:
-    """Return each tracked link button: its people (whose first click it was) and every click on it.
+def _buttons(job: BroadcastJob, unique: int) -> tuple[list[dict], list[dict]]:
+    """Return each tracked link button (its people, whose first click it was, and every click) and each press count.
 
     The single link button's people are the job's unique clicks; a
     keyboard's url buttons are read from their counters (broadcast_buttons),
@@ -102,10 +104,14 @@ def _buttons(job: BroadcastJob, unique: int) -> list[dict]:
     kb = keyboard.load(job.keyboard)
     if not kb:
         return [{"text": job.button_text, "url": job.button_url, "unique": unique, "total": job.clicks_total}
-                ] if job.button_url else []
+                ] if job.button_url else [], []
     counted = buttons_repo.counts(job.id)
-    return [{"text": b["text"], "url": b["url"], "position": pos, "unique": counted.get(pos, (0, 0, 0))[1],
-             "total": counted.get(pos, (0, 0, 0))[0]} for pos, b in keyboard.buttons(kb) if b["kind"] == "url"]
+    clicks, first, presses = ({pos: c[i] for pos, c in counted.items()} for i in range(3))
+    listed = keyboard.buttons(kb)
+    return ([{"text": b["text"], "url": b["url"], "position": pos, "unique": first.get(pos, 0),
+              "total": clicks.get(pos, 0)} for pos, b in listed if b["kind"] == "url"],
+            [{"text": b["text"], "kind": b["kind"], "position": pos, "presses": presses.get(pos, 0)}
+             for pos, b in listed if b["kind"] in ("tap", "menu")])
 
 
 def ratio(part: int, whole: int) -> float:
