@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, or_, select, update
 
 from app.extensions import db
 from app.models.broadcast import CONTENT_ALBUM, KIND_SEND, BroadcastJob, BroadcastJobItem
@@ -44,5 +44,6 @@ def record_click(job_id: int, item_id: int, now: datetime, position: int = 0) ->
 
 def latest_with_button() -> BroadcastJob | None:
     """Return the newest send job whose copies carry a link button (what /stats reports clicks of), or None."""
-    return db.session.execute(select(J).where(J.kind == KIND_SEND, J.button_url.is_not(None),
-                                              J.content_type != CONTENT_ALBUM).order_by(J.id.desc()).limit(1)).scalar()
+    # A keyboard's url button is stored as "kind":"url" (content/keyboard.dump writes no spaces).
+    linked = or_(and_(J.button_url.is_not(None), J.content_type != CONTENT_ALBUM), J.keyboard.contains('"kind":"url"'))
+    return db.session.execute(select(J).where(J.kind == KIND_SEND, linked).order_by(J.id.desc()).limit(1)).scalar()

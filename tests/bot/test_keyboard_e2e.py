@@ -84,6 +84,7 @@ def test_each_url_button_redirects_to_its_own_url_and_counts_on_its_own(tracked,
     report = json.loads(ok(runner, "broadcast", "report", str(job_id), "--json"))
     assert [(b["text"], b["unique"], b["total"]) for b in report["buttons"]] == [("🛒 Shop", 1, 3), ("Blog", 1, 1)]
     assert report["ctr"] == 1.0 and results.compute(job_id).unique_clicks == 2
+    assert clicks.latest_with_button().id == job_id, "/stats reports the keyboard's clicks"
 
 
 def test_an_altered_button_position_redirects_nowhere(tracked, runner, simulator, client):
