@@ -112,3 +112,11 @@ def test_each_occurrence_of_a_recurring_broadcast_carries_the_keyboard(tracked, 
     assert len(copies) == 2
     for rows in copies.values():
         assert_built(rows, job_id)
+
+
+def test_a_draft_discarded_for_an_empty_audience_leaves_no_button_rows(app):
+    from app.models import BroadcastButton
+    with pytest.raises(creation.EmptyAudience):
+        creation.create_job(audience="all", created_by=1, settings=FAST, keyboard=KB,
+                            content={"type": "text", "text": "سلام"})
+    assert db.session.execute(db.select(BroadcastButton)).first() is None
