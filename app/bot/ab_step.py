@@ -26,7 +26,7 @@ from app.models.broadcast import CONTENT_COPY, CONTENT_TEXT
 from app.services import admins, audit
 from app.services.broadcast.ab import split
 from app.services.broadcast.ab.versions import LETTERS, MAX_VERSIONS, MIN_VERSIONS, check_versions, parse_wait
-from app.services.broadcast.content import text_rules
+from app.services.broadcast.content import keyboard, text_rules
 from app.services.broadcast.jobs.draft import Draft
 from app.texts import t
 
@@ -161,9 +161,13 @@ def wait_text(seconds: int, lang: str) -> str:
     return t("ab_minutes", lang, n=seconds // 60)
 
 
-def button_refusal(draft: Draft, tap: dict | None) -> str | None:
-    """Return why this draft cannot take this button: an A/B test counts clicks on a link, not a tag button."""
-    return "ab_need_link" if draft.ab and tap is not None else None
+def button_refusal(draft: Draft, tap: dict | None, kb: dict | None = None) -> str | None:
+    """Return why this draft cannot take these buttons: an A/B test counts clicks on a link, not a tag button."""
+    if not draft.ab:
+        return None
+    if kb is not None:
+        return None if any(b["kind"] == "url" for _, b in keyboard.buttons(kb)) else "ab_need_link"
+    return "ab_need_link" if tap is not None else None
 
 
 def create(ctx: BotContext, draft: Draft):

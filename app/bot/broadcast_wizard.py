@@ -34,7 +34,7 @@ from app.models.audience import MEMBER_AUDIENCES, Audience
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import admins, albums, audit
 from app.services.audience.segments import SegmentMissing
-from app.services.broadcast.content import variants
+from app.services.broadcast.content import keyboard, variants
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.sending import runner
@@ -66,6 +66,9 @@ def on_input(ctx: BotContext, step: str, state: dict) -> None:
         variant_step.on_text(ctx, state)
     elif step == ab_step.STEP_AB_VERSION:
         ab_step.on_text(ctx, draft)
+    elif step == STEP_AUDIENCE and draft.content_type == CONTENT_ALBUM and keyboard.looks_like_builder(
+            ctx.update.message.text):
+        take_button(ctx, draft)  # an album's keyboard: its parts skip the button step (wiz_album_taken says so)
     elif step == STEP_AUDIENCE:
         ctx.reply("wiz_choose_audience", audience_keyboard(ctx, draft))
     else:
@@ -91,7 +94,18 @@ def take_message(ctx: BotContext, draft: Draft) -> None:
 
 
 def take_button(ctx: BotContext, draft: Draft) -> None:
-    """Accept "text | URL" or "text | tag:TAG | answer", or explain what is wrong and stay on the step."""
+    """Accept a keyboard, "text | URL" or "text | tag:TAG | answer", or explain what is wrong and stay on the step."""
+    if keyboard.looks_like_builder(ctx.update.message.text):
+        try:
+            kb = keyboard.parse_text(ctx.update.message.text)
+        except keyboard.KeyboardError as exc:
+            ctx.reply("wiz_bad_key", reason=exc.text(ctx.lang))  # the draft stays on this step, as it was
+            return
+        if refusal := ab_step.button_refusal(draft, None, kb):
+            ctx.reply(refusal)
+            return
+        to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None, keyboard=kb))
+        return
     try:
         tap = drafts.parse_tap_button(ctx.update.message.text)
         label, url = (None, None) if tap else drafts.parse_url_button(ctx.update.message.text)
@@ -101,7 +115,7 @@ def take_button(ctx: BotContext, draft: Draft) -> None:
     if refusal := ab_step.button_refusal(draft, tap):
         ctx.reply(refusal)
         return
-    to_audience(ctx, replace(draft, button_text=label, button_url=url, tap=tap))
+    to_audience(ctx, replace(draft, button_text=label, button_url=url, tap=tap, keyboard=None))
 
 
 @button("w.no_button")
@@ -114,7 +128,7 @@ def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
         ctx.answer("ab_need_link", alert=True)  # its winner is chosen by clicks on the link
         return
     ctx.answer()
-    to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None))
+    to_audience(ctx, replace(draft, button_text=None, button_url=None, tap=None, keyboard=None))
 
 
 def to_audience(ctx: BotContext, draft: Draft) -> None:

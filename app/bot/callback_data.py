@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
-from app.services.audience import tap
+from app.services.audience import key_press, tap
 from app.services.broadcast.content.methods import OPTOUT_DATA, OPTOUT_JOB_PREFIX
 from app.services.broadcast.content.variants import LANG_CODE
 from app.services.broadcast.schedule.send_time import PRESETS
@@ -90,6 +90,8 @@ DECLARED: tuple[Declaration, ...] = (
     ("a.pns", "pin_silent", None, True), ("a.pnn", "pin_notify", None, True), ("a.upy", "unpin_yes", None, True),
     ("j.exp", "expire", "id", False), ("a.exh", "expire_hours", "id", True), ("a.exo", "expire_off", None, True),
     (tap.PREFIX, "tap", "signed", False),  # a broadcast's tag-on-tap button: anyone who got it may press it
+    (key_press.PREFIX, "key_press", "keyed", False),  # a keyboard's tap or menu button, under copies alike
+    ("w.kp", "key_preview", None, False),  # the same button under the admin's preview: says what it will do
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     (OPTOUT_DATA, "optout", None, False), (OPTOUT_JOB_PREFIX, "optout_job", "id", False),
     ("u.sub", "optin", None, False),
@@ -138,6 +140,8 @@ _ARGS = {
     "source": lambda raw: raw if valid_source(raw) else None,
     # A tap button's "<job id>.<mac>" (app.services.audience.tap).
     "signed": tap.parse_signed,
+    # A keyboard button's "<job id>.<position>.<mac>" (app.services.audience.key_press).
+    "keyed": key_press.parse_signed,
     # A language version to add (a two-letter code) or "more" (ask for the code).
     "variant": lambda raw: raw if raw == "more" or LANG_CODE.fullmatch(raw) else None,
     # The language version an edit changes: "default" or a two-letter code.

@@ -27,7 +27,7 @@ from app.bot.wizard_state import CONFIRM_ID, PREVIEW_ID, current_draft
 from app.models.broadcast import CANCELLED, CONTENT_ALBUM, CONTENT_TEXT, KIND_SEND, PAUSED
 from app.services import admins, audit
 from app.services.broadcast.actions import retry
-from app.services.broadcast.content import variants
+from app.services.broadcast.content import keyboard, variants
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.estimate import estimate_seconds, format_estimate, pending_ahead
@@ -113,7 +113,7 @@ def _as_draft(job) -> Draft:
     else:
         content = {"type": "copy", "from_chat_id": job.from_chat_id, "message_id": job.source_message_id}
     return Draft(content=content, button_text=job.button_text, button_url=job.button_url,
-                 variants=variants.of(job) or None)
+                 variants=variants.of(job) or None, keyboard=keyboard.load(job.keyboard))
 
 
 def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:

@@ -1,12 +1,13 @@
-"""The wizard's preview: the message as users will get it, and each language version or A/B version under a label."""
+"""The wizard's preview: the message as users will get it, with its buttons, and each version under a label."""
 from __future__ import annotations
 
 from concurrent.futures import Future
 
+from app.bot.callback_data import build
 from app.bot.context import BotContext
 from app.models.broadcast import CONTENT_ALBUM
 from app.services.broadcast.ab.versions import LETTERS
-from app.services.broadcast.content import greeting
+from app.services.broadcast.content import greeting, keyboard
 from app.services.broadcast.content.methods import url_button
 from app.services.broadcast.jobs.draft import Draft
 
@@ -19,9 +20,13 @@ def send_preview(ctx: BotContext, draft: Draft) -> Future | tuple[Future, ...]:
     queued sends: each resolves to None when it was not delivered.
     """
     content = draft.content
-    markup = url_button(draft.button_text, draft.button_url)
+    markup = preview_markup(draft)
     if content.get("type") == CONTENT_ALBUM:
-        return ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+        album = ctx.outbox.copy_album(ctx.chat_id, content["from_chat_id"], content["message_ids"])
+        if not markup:
+            return album
+        # Users get the keyboard in a message after the album (its parts carry none): so does the preview.
+        return album, ctx.outbox.send(ctx.chat_id, keyboard.note_of(draft.keyboard), reply_markup=markup)
     if draft.ab:
         sent = []
         for letter, text in zip(LETTERS, draft.ab["versions"], strict=False):
@@ -36,6 +41,13 @@ def send_preview(ctx: BotContext, draft: Draft) -> Future | tuple[Future, ...]:
         ctx.reply("var_preview_label", code=code)
         sent.append(preview_of(ctx, content, markup, text))
     return tuple(sent)
+
+
+def preview_markup(draft: Draft) -> dict | None:
+    """Return the preview's buttons: the link, then the keyboard, whose tap and menu buttons say what they will do."""
+    rows = (url_button(draft.button_text, draft.button_url) or {}).get("inline_keyboard", [])
+    rows = rows + keyboard.markup_rows(draft.keyboard, lambda _pos: build("key_preview"))
+    return {"inline_keyboard": rows} if rows else None
 
 
 def preview_of(ctx: BotContext, content: dict, markup: dict | None, variant: str | None) -> Future:

@@ -8,20 +8,20 @@ from flask.cli import AppGroup
 
 from app.cli import ab_create
 from app.cli.common import CommandError, echo_json, render_table
+from app.cli.create_input import KEY_HELP, content_of, expire_seconds, keyboard_of, sources_option
 from app.cli.english import english_status
 from app.cli.pump_cmd import pump_command
 from app.cli.recurring_cmd import check_every, create_series, every_options
 from app.cli.runs_cmd import runs_command
 from app.cli.segments_cmd import segment_draft
-from app.cli.validate import button_problem, text_problem
-from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience, valid_source
+from app.cli.validate import button_problem
+from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast.content.variants import MEDIA, VariantRefused, check_cli_pairs
+from app.services.broadcast.content.variants import VariantRefused, check_cli_pairs
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs import purge as jobs_purge
 from app.services.broadcast.jobs.draft import Draft
-from app.services.broadcast.jobs.expiry_time import parse_after
 from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.reporting import variant_stats
 from app.services.broadcast.schedule import releases
@@ -34,8 +34,6 @@ MAX_ID = 2**63 - 1
 JOB_ID = click.IntRange(min=1, max=MAX_ID)
 TELEGRAM_ID = click.IntRange(min=-MAX_ID, max=MAX_ID)
 DAYS = click.IntRange(min=1, max=MAX_DAYS)
-# A Telegram album (media group) has 2 to 10 parts; one message is a plain copy.
-ALBUM_MIN_PARTS = 2
 # NOT_SENT: what a cancelled job left unsent (its PENDING is 0: nothing more will go out).
 TABLE_COLUMNS = ("id", "status", "audience", "total", "sent", "failed", "skipped", "unknown", "pending",
                  "not_sent", "created_at", "send_at", "segments")
@@ -64,52 +62,6 @@ def _send_at(raw: str):
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
 
 
-def _content(text, copy_from, message_id, message_ids, copied_media: bool = False) -> dict:
-    """Build the engine's content dict from the options, or raise a usage error."""
-    if (text is None) == (copy_from is None):
-        raise click.UsageError("give exactly one of --text or --copy-from")
-    if copied_media and (text is not None or message_ids is not None):
-        raise click.UsageError("--copied-media goes with --copy-from and --message-id (one media message)")
-    if text is not None:
-        if message_id is not None or message_ids is not None:
-            option = "--message-id" if message_id is not None else "--message-ids"
-            raise click.UsageError(f"{option} goes with --copy-from, not --text")
-        problem = text_problem(text)
-        if problem:
-            raise CommandError(f"--text: {problem}", exit_code=2)
-        return {"type": "text", "text": text, "parse_mode": "HTML"}
-    if (message_id is None) == (message_ids is None):
-        raise click.UsageError("--copy-from needs --message-id (one message) or --message-ids (an album)")
-    if message_ids is not None:
-        return {"type": "album", "from_chat_id": copy_from, "message_ids": _album_ids(message_ids)}
-    content = {"type": "copy", "from_chat_id": copy_from, "message_id": message_id}
-    return {**content, MEDIA: True} if copied_media else content
-
-
-def _album_ids(value: str) -> list[int]:
-    """Parse "10,11,12" into 2-10 distinct positive ids (an album's parts), ascending, or raise a usage error."""
-    try:
-        ids = sorted({int(part) for part in value.split(",")})
-    except ValueError:
-        raise click.BadParameter("a comma-separated list of message ids, e.g. 10,11,12",
-                                 param_hint="--message-ids") from None
-    if not ALBUM_MIN_PARTS <= len(ids) <= creation.ALBUM_MAX_PARTS:
-        raise CommandError(f"--message-ids: a Telegram album has {ALBUM_MIN_PARTS} to {creation.ALBUM_MAX_PARTS} "
-                           f"parts, got {len(ids)} distinct ids (one message goes with --message-id)", exit_code=2)
-    if not 1 <= ids[0] or ids[-1] > MAX_ID:
-        raise click.BadParameter("positive message ids", param_hint="--message-ids")
-    return ids
-
-
-def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
-    """Check each --source as Telegram checks a /start payload, or raise a usage error."""
-    for value in values:
-        if not valid_source(value):
-            raise click.BadParameter(f"{value[:70]!r}: 1 to 64 letters, digits, _ or - (a /start payload)",
-                                     param_hint="--source")
-    return values
-
-
 @broadcast_group.command("create")
 @click.option("--audience", type=click.Choice(AUDIENCES), help="Who receives it (or --segment).")
 @click.option("--segment", metavar="NAME", help="Send to a saved segment (`segments list`) instead of --audience.")
@@ -133,6 +85,7 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--tap-tag", help="The tag the tap button adds.")
 @click.option("--tap-answer", help="What a tap answers (at most 200 characters; default: a short thanks).")
 @click.option("--button-url", help="http(s) URL of that button.")
+@click.option("--key", "keys", multiple=True, metavar="SPEC", help=KEY_HELP)
 @click.option("--created-by", type=TELEGRAM_ID, metavar="USER_ID", help="Telegram id recorded as the author.")
 @click.option("--lang", "langs", type=click.Choice(LANGS), multiple=True,
               help="Only users whose Telegram language is this (repeatable; other = anything else or unknown).")
@@ -152,15 +105,15 @@ def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
 @every_options
 @ab_create.ab_options
 def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
-           button_url, tap_text, tap_tag, tap_answer, created_by, langs, active_days, joined_days, sources, silent,
-           protect, urgent, unsubscribe, at, every, until, count, if_missed, expire_after, ab, test_share,
+           button_url, keys, tap_text, tap_tag, tap_answer, created_by, langs, active_days, joined_days, sources,
+           silent, protect, urgent, unsubscribe, at, every, until, count, if_missed, expire_after, ab, test_share,
            winner_after) -> None:
     """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
     check_every(every, until, count, if_missed, at)
     ab_create.check(click.get_current_context().params)  # --ab: an A/B test, each --ab a version's text
     if every is not None and expire_after is not None:
         raise click.UsageError("--expire-after deletes one broadcast's copies; it cannot be given with --every")
-    content = _content(ab[0] if ab else text, copy_from, message_id, message_ids, copied_media)
+    content = content_of(ab[0] if ab else text, copy_from, message_id, message_ids, copied_media)
     try:
         checked = check_cli_pairs(variants, content)
     except VariantRefused as exc:
@@ -174,10 +127,10 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         raise click.UsageError(f"--audience {audience} needs MAIN_CHANNEL_ID; without it only 'all' is known")
     target = Audience(audience or "all", tuple(langs), active_days, joined_days, sources)
     tap = {"text": tap_text, "tag": tap_tag, "answer": tap_answer} if tap_text else None
-    after = _expire_after(expire_after)  # set in the job's own insert: no job is ever queued without it
+    after = expire_seconds(expire_after)  # set in the job's own insert: no job is ever queued without it
     draft = Draft(content=content, button_text=button_text, button_url=button_url and button_url.strip(),
                   variants=checked or None, silent=silent, protect=protect, urgent=urgent,
-                  unsubscribe=unsubscribe, tap=tap, expire_after=after).with_target(target)
+                  unsubscribe=unsubscribe, tap=tap, expire_after=after, keyboard=keyboard_of(keys)).with_target(target)
     draft = segment_draft(draft, audience, segment, excludes)
     if ab:
         return ab_create.create(draft, click.get_current_context().params)
@@ -198,14 +151,6 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
     click.echo(job.id)
-
-
-def _expire_after(raw: str | None) -> int | None:
-    """Parse --expire-after (at most 47h) into seconds before the job exists, or exit 2 saying why."""
-    try:
-        return int(parse_after(raw).total_seconds()) if raw is not None else None
-    except ValueError as exc:
-        raise CommandError(f"--expire-after: {exc}", exit_code=2) from None
 
 
 @broadcast_group.command("list")

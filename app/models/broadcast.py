@@ -186,6 +186,8 @@ class BroadcastJob(db.Model):
     # Verified presses, and the users they tagged (a second press, or a user already tagged, adds none).
     tap_presses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     tap_tagged: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Rows of url, copy, tap and menu buttons (content/keyboard.py JSON; counters in broadcast_buttons). NULL: none.
+    keyboard: Mapped[str | None] = mapped_column(Text)
     batch_size: Mapped[int] = mapped_column(Integer, default=25)
     total_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     sent_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

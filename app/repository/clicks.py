@@ -3,24 +3,29 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, or_, select, update
 
 from app.extensions import db
 from app.models.broadcast import CONTENT_ALBUM, KIND_SEND, BroadcastJob, BroadcastJobItem
+from app.repository import buttons
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 J = BroadcastJob
 
 
-def click_target(item_id: int) -> tuple[int, int, str | None] | None:
-    """Return (job id, user id, the job's button URL) of an item, or None when there is no such item (one SELECT)."""
-    row = db.session.execute(select(I.job_id, I.user_id, J.button_url).join(J, J.id == I.job_id)
+def click_target(item_id: int) -> tuple[int, int, str | None, str | None] | None:
+    """Return (job id, user id, the job's button URL, its keyboard) of an item, or None if none (one SELECT)."""
+    row = db.session.execute(select(I.job_id, I.user_id, J.button_url, J.keyboard).join(J, J.id == I.job_id)
                              .where(I.id == item_id)).first()
     return tuple(row) if row else None
 
 
-def record_click(job_id: int, item_id: int, now: datetime) -> bool:
-    """Count one click on the job; return True when it was the recipient's first (their clicked_at set now).
+def record_click(job_id: int, item_id: int, now: datetime, position: int = 0) -> bool:
+    """Count one click on the job (and on its keyboard button at position); True when it was the recipient's first.
+
+    The recipient's first click on any of the copy's buttons sets their
+    clicked_at (the job's unique clicks, its CTR); a keyboard button's row
+    also counts it as that button's first click. The button row comes last.
 
     The guarded UPDATE decides "first" in the database, so two simultaneous
     first clicks of one recipient count one unique click. The job row is
@@ -32,10 +37,13 @@ def record_click(job_id: int, item_id: int, now: datetime) -> bool:
                                .values(clicked_at=now)).rowcount == 1
     if first:
         db.session.execute(update(J).where(J.id == job_id).values(clicks_unique=J.clicks_unique + 1))
+    if position:
+        buttons.add_click(job_id, position, first)
     return first
 
 
 def latest_with_button() -> BroadcastJob | None:
     """Return the newest send job whose copies carry a link button (what /stats reports clicks of), or None."""
-    return db.session.execute(select(J).where(J.kind == KIND_SEND, J.button_url.is_not(None),
-                                              J.content_type != CONTENT_ALBUM).order_by(J.id.desc()).limit(1)).scalar()
+    # A keyboard's url button is stored as "kind":"url" (content/keyboard.dump writes no spaces).
+    linked = or_(and_(J.button_url.is_not(None), J.content_type != CONTENT_ALBUM), J.keyboard.contains('"kind":"url"'))
+    return db.session.execute(select(J).where(J.kind == KIND_SEND, linked).order_by(J.id.desc()).limit(1)).scalar()

@@ -15,6 +15,7 @@ from app.texts import (
     audience,
     chains,
     jobs,
+    keyboard,
     presend,
     recurring,
     results,
@@ -29,7 +30,7 @@ from app.texts import (
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
                                    results, rules, segments, after_send,
-                                   audience, ab, ab_wizard, chains)
+                                   audience, ab, ab_wizard, chains, keyboard)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

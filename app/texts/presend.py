@@ -75,8 +75,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "wiz_no_channel": {"fa": "کانال اصلی تنظیم نشده است؛ فقط «همه کاربران» در دسترس است.",
                        "en": "No main channel is set; only “all users” is available."},
     "wiz_album_taken": {
-        "fa": "🖼 آلبوم دریافت شد. آلبوم‌ها دکمه نمی‌پذیرند (محدودیت تلگرام)، پس بدون دکمه ارسال می‌شود.",
-        "en": "🖼 Album received. Albums cannot carry a button (a Telegram rule), so it goes without one.",
+        "fa": "🖼 آلبوم دریافت شد. بخش‌های آلبوم دکمه نمی‌پذیرند (محدودیت تلگرام). برای کیبورد، همین حالا آن را "
+              "بفرستید (هر ردیف یک خط، مانند «سایت - https://example.com»)؛ در پیامی کوتاه پس از آلبوم می‌آید.",
+        "en": "🖼 Album received. Album parts cannot carry buttons (a Telegram rule). For a keyboard, send it now "
+              "(a row per line, like “Site - https://example.com”); it follows the album in a short message.",
     },
     "wiz_album_not_now": {
         "fa": "🖼 این آلبوم استفاده نشد: آلبوم فقط وقتی پذیرفته می‌شود که ربات پیامِ ارسال همگانی را بخواهد"

@@ -36,7 +36,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "help_admin": {
         "fa": "ℹ️ کارهایی که شما به‌عنوان مدیر می‌توانید انجام دهید:\n\n"
               "{menu_broadcast} یا /broadcast — پیامی برای همهٔ کاربران، یا اعضا / غیراعضای کانال: پیام را بفرستید "
-              "(متن، عکس، ویدیو، فایل یا آلبوم)، در صورت نیاز دکمهٔ لینک‌دار، مخاطبان و گزینه‌ها (بی‌صدا، محافظت، زبان، "
+              "(متن، عکس، ویدیو، فایل یا آلبوم)، در صورت نیاز دکمهٔ لینک‌دار یا کیبوردی از چند ردیف دکمه (لینک، کپی متن، برچسب، پاسخ در ربات)، مخاطبان و گزینه‌ها (بی‌صدا، محافظت، زبان، "
               "کاربران فعال یا جدید) یا زمان ارسال (⏰ زمان‌بندی) را انتخاب کنید، پیش‌نمایش را ببینید و تأیید کنید.\n"
               "{menu_jobs} یا /jobs — ارسال‌های اخیر: پیشرفت، توقف موقت / ازسرگیری / لغو، ارسال دوباره به ناموفق‌ها، "
               "خروجی CSV، حذف از همه یا ویرایش همه.\n"
@@ -51,7 +51,7 @@ TEXTS: dict[str, dict[str, str]] = {
               "/start — منوی مدیریت.",
         "en": "ℹ️ What you can do as an admin:\n\n"
               "{menu_broadcast} or /broadcast — a message to every user, or to the channel's members / non-members: "
-              "send the message (text, photo, video, file or album), an optional link button, choose the audience "
+              "send the message (text, photo, video, file or album), an optional link button or a keyboard of several rows (links, copy text, tag, an answer in the bot), choose the audience "
               "and options (silent, protect, language, active or new users) or a send time (⏰ Schedule), check the "
               "preview and confirm.\n"
               "{menu_jobs} or /jobs — recent broadcasts: progress, pause / resume / cancel, send again to the failed, "

@@ -22,9 +22,16 @@ TEXTS: dict[str, dict[str, str]] = {
     "wiz_ask_button": {
         "fa": "دکمه‌ی لینک‌دار می‌خواهید؟ به این شکل بفرستید:\nمتن دکمه | https://example.com\n"
               "یا دکمه‌ای که به هر کس آن را بزند برچسب می‌دهد:\nمتن دکمه | tag:برچسب | پاسخ کوتاه\n"
-              "یا «بدون دکمه» را بزنید.",
+              "یا یک کیبورد: هر ردیف یک خط، دکمه‌های یک ردیف با « | »، هر دکمه به یکی از این شکل‌ها:\n"
+              "فروشگاه - https://example.com | کد تخفیف - copy:SALE20\n"
+              "می‌آیم - tag:برچسب:ثبت شد | ساعت کار - menu:شنبه تا چهارشنبه ۹ تا ۱۷\n"
+              "(تا ۸ دکمه در ردیف و ۱۰۰ دکمه در کل) یا «بدون دکمه» را بزنید.",
         "en": "Want a link button? Send it like this:\nButton text | https://example.com\n"
-              "or a button that tags whoever taps it:\nButton text | tag:TAG | short answer\nor tap “No button”.",
+              "or a button that tags whoever taps it:\nButton text | tag:TAG | short answer\n"
+              "or a keyboard: a row per line, buttons in a row separated by “ | ”, each one of these:\n"
+              "Shop - https://example.com | Code - copy:SALE20\n"
+              "I'm in - tag:TAG:Noted | Hours - menu:Sat–Wed 9 to 17\n"
+              "(up to 8 buttons a row, 100 in all), or tap “No button”.",
     },
     "wiz_bad_button": {
         "fa": "❌ دکمه پذیرفته نشد: {reason}\nنمونه: مشاهده سایت | https://example.com",

@@ -158,8 +158,21 @@ def test_a_test_needs_a_link_button(tracked, client, simulator):
     send(client, simulator, "عضو شو | tag:vip")
     assert texts_to(simulator)[-1] == t("ab_need_link")
     assert step_of() == "wiz:button"
+    send(client, simulator, "کد تخفیف - copy:OFF20 | منو - menu:قیمت‌ها")  # a keyboard with no link in it
+    assert texts_to(simulator)[-1] == t("ab_need_link")
+    assert step_of() == "wiz:button"
     send(client, simulator, " | ".join(BUTTON))
     assert step_of() == "wiz:audience"
+
+
+def test_a_test_takes_a_keyboard_with_a_link_and_counts_on_it(tracked, client, simulator):
+    versions_step(client, simulator, ["الف", "ب"])
+    press(client, simulator, "w.abs:10")
+    press(client, simulator, "w.abw:1h")
+    send(client, simulator, "سایت - https://example.com/a | کد - copy:OFF20")
+    assert step_of() == "wiz:audience"
+    rows = draft()["keyboard"]["rows"]
+    assert [[b["kind"] for b in row] for row in rows] == [["url", "copy"]]
 
 
 def test_a_test_is_never_scheduled(tracked, client, simulator):

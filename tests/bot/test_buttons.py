@@ -45,6 +45,7 @@ WIRE = {
     # Under copies sent to users (and under /stop's answer): anyone may press them.
     "u.stop": ("optout", None, False), "u.out": ("optout_job", "id", False), "u.sub": ("optin", None, False),
     "b.tap": ("tap", "signed", False),  # a broadcast's tag-on-tap button (app/bot/tap_button.py)
+    "b.key": ("key_press", "keyed", False), "w.kp": ("key_preview", None, False),  # keyboards (tap_button.py)
 }
 
 

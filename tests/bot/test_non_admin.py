@@ -103,7 +103,8 @@ def test_user_row_admin_flag_grants_rights(client, simulator, app):
 # A well-formed argument of each kind a button carries (app.bot.callback_data._ARGS).
 SAMPLE_ARGS = {"audience": "all", "setting": "broadcast_batch_size", "option": "silent", "preset": "hour",
                "source": "ads", "variant": "en", "edit_variant": "default", "ab_pick": "1.A", "ab_share": "10",
-               "ab_wait": "2h"}
+               "ab_wait": "2h",
+               "keyed": "1.1.AAAAAAAA"}
 # Pressed by any user, under copies and /stop's answer (tests/bot/test_optout.py).
 
 
@@ -125,7 +126,8 @@ def test_every_declared_admin_button_is_refused_to_a_non_admin(client, simulator
     answers = simulator.callback_answers()
     assert [(a["text"], a["show_alert"]) for a in answers] == [(t("not_admin"), True)] * len(pressed), pressed
     public = [prefix for prefix, (action, _, _) in SPEC.items() if action in router.PUBLIC_CALLBACKS]
-    assert sorted(public) == ["b.tap", "u.out", "u.stop", "u.sub"]  # a new public button is a decision, not a slip
+    # A new public button is a decision, not a slip.
+    assert sorted(public) == ["b.key", "b.tap", "u.out", "u.stop", "u.sub"]
     assert len(pressed) == len(SPEC) - len(public)
     assert snapshot() == before
     assert audit.entries() == []

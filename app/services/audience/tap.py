@@ -82,7 +82,7 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
         return False, None
     job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer)
                              .where(BroadcastJob.id == job_id)).first()
-    if job is None or job.tap_tag is None or not _recipient(job_id, user_id):
+    if job is None or job.tap_tag is None or not is_recipient(job_id, user_id):
         return False, None
     tagged = tags.tag_user(user_id, job.tap_tag, tags.ORIGIN_BUTTON)
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
@@ -90,7 +90,7 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
     return True, job.tap_answer
 
 
-def _recipient(job_id: int, user_id: int) -> bool:
+def is_recipient(job_id: int, user_id: int) -> bool:
     """Tell whether the user is one of the job's recipients (one read of the (job, user) unique key)."""
     return db.session.execute(select(BroadcastJobItem.id).where(
         BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)).first() is not None

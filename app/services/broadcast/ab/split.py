@@ -22,6 +22,7 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
 from app.services.broadcast.ab import versions as ab_versions
+from app.services.broadcast.content import keyboard
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.population import discard_draft
@@ -31,9 +32,10 @@ NEEDS_TRACKING = ("an A/B test picks its winner by clicks: it needs a link butto
                   "and PUBLIC_URL set, so each copy's link is tracked")
 
 
-def check_tracked(button_text: str | None, button_url: str | None) -> None:
+def check_tracked(button_text: str | None, button_url: str | None, kb: dict | None = None) -> None:
     """Refuse, in one line, a test whose clicks could not be counted: no link button, or no PUBLIC_URL."""
-    if not button_text or not button_url or not current_app.config.get("PUBLIC_URL"):
+    linked = (button_text and button_url) or any(b["kind"] == "url" for _, b in keyboard.buttons(kb))
+    if not linked or not current_app.config.get("PUBLIC_URL"):
         raise ValueError(NEEDS_TRACKING)
 
 
@@ -41,7 +43,7 @@ def create_test(*, audience: Audience | Target | str, texts: list[str], share, w
                 button_text: str | None, button_url: str | None, created_by: int | None,
                 settings: dict | None = None, lang: str = "fa", actor: str | None = None, silent: bool = False,
                 protect: bool = False, urgent: bool = False, optout_button: bool | None = None,
-                progress_chat_id: int | None = None, action: str = audit.CREATED):
+                progress_chat_id: int | None = None, action: str = audit.CREATED, kb: dict | None = None):
     """Create and queue an A/B test job (ValueError in one line when refused); return it.
 
     Version A's text is the job's own text, and every version, A included,
@@ -49,9 +51,12 @@ def create_test(*, audience: Audience | Target | str, texts: list[str], share, w
     """
     checked = ab_versions.check_versions(texts)
     share = ab_versions.check_share(share)
-    check_tracked(button_text, button_url)
+    check_tracked(button_text, button_url, kb)
     content = {"type": "text", "text": checked["A"]}
-    audience, fields, _ = creation.check_content(audience, content, button_text, button_url, None, optout_button)
+    audience, fields, _ = creation.check_content(audience, content, button_text, button_url, None, optout_button,
+                                                 keyboard=kb)
+    if "keyboard" in fields:  # the keyboard took the link button in as its first row
+        button_text = button_url = None
     now = db_utcnow()
     everyone = population.count_audience(audience, now)
     size = ab_versions.sample_size(everyone, share)
@@ -82,7 +87,8 @@ def create_from_draft(draft, texts: list[str], share, wait: timedelta, **who):
     """
     return create_test(audience=segments.of_draft(draft), texts=list(texts), share=share, wait=wait,
                        button_text=draft.button_text, button_url=draft.button_url, silent=draft.silent,
-                       protect=draft.protect, urgent=draft.urgent, optout_button=draft.unsubscribe, **who)
+                       protect=draft.protect, urgent=draft.urgent, optout_button=draft.unsubscribe,
+                       kb=draft.keyboard, **who)
 
 
 def _populate(job_id: int, audience, now, letters: str, size: int) -> int:

@@ -37,7 +37,8 @@ from app.services.settings import load_settings
 log = logging.getLogger(__name__)
 # The test's columns its winner job keeps: its audience as chosen, its button and its send options.
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
-          "audience_rule", "parse_mode", "button_text", "button_url", "silent", "protect", "optout_button", "urgent")
+          "audience_rule", "parse_mode", "button_text", "button_url", "silent", "protect", "optout_button", "urgent",
+          "keyboard")
 
 
 class NotPickable(ValueError):

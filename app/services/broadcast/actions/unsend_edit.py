@@ -52,7 +52,7 @@ DELETE_WINDOW = timedelta(hours=48)
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
           "audience_rule",
           "content_type", "from_chat_id", "source_message_id", "source_message_ids", "parse_mode", "button_text",
-          "button_url", "optout_button", "tap_text", "tap_tag", "tap_answer")
+          "button_url", "optout_button", "tap_text", "tap_tag", "tap_answer", "keyboard")
 
 
 class NotActionable(ValueError):

@@ -11,8 +11,8 @@ from app.models.broadcast import (
     KIND_UNSEND,
     BroadcastJob,
 )
-from app.services.audience import tap
-from app.services.broadcast.content import variants
+from app.services.audience import key_press, tap
+from app.services.broadcast.content import keyboard, variants
 from app.services.broadcast.jobs import creation
 from app.texts import LANGS, t
 
@@ -20,6 +20,8 @@ from app.texts import LANGS, t
 # sent before buttons were counted per job carry the fixed one, later ones the job's id ("u.out:42", ≤ 26 bytes).
 OPTOUT_DATA = "u.stop"
 OPTOUT_JOB_PREFIX = "u.out"
+# An album's keyboard message, sent to the same chat right after its parts (pump/deliver): not a Bot API parameter.
+FOLLOW = "_follow"
 
 
 def url_button(text: str | None, url: str | None) -> dict | None:
@@ -36,6 +38,21 @@ def with_tap(markup: dict | None, job: BroadcastJob) -> dict | None:
     sender = job.source_job_id if job.kind in ACTION_KINDS else job.id
     rows = (markup or {}).get("inline_keyboard", [])
     return {"inline_keyboard": [*rows, [{"text": job.tap_text, "callback_data": tap.callback_data(sender)}]]}
+
+
+def with_keyboard(markup: dict | None, job: BroadcastJob) -> dict | None:
+    """Return markup with the job's keyboard rows after it (an edit's presses count for its source)."""
+    kb = keyboard.load(job.keyboard)
+    if not kb:
+        return markup
+    sender = job.source_job_id if job.kind in ACTION_KINDS else job.id
+    rows = (markup or {}).get("inline_keyboard", [])
+    return {"inline_keyboard": [*rows, *keyboard.markup_rows(kb, lambda pos: key_press.callback_data(sender, pos))]}
+
+
+def job_markup(job: BroadcastJob) -> dict | None:
+    """Return every button under a job's copy: the link, the tap button, the keyboard, then the opt-out row."""
+    return with_optout(with_keyboard(with_tap(url_button(job.button_text, job.button_url), job), job), job)
 
 
 def with_optout(markup: dict | None, job: BroadcastJob) -> dict | None:
@@ -58,9 +75,12 @@ def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
         # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid),
         # but the silent and protect options apply to every part.
         album = {"from_chat_id": job.from_chat_id, "message_ids": creation.album_ids(job)}
+        if markup := with_keyboard(None, job):  # so a keyboard follows in a message of its own
+            album[FOLLOW] = {"text": keyboard.note_of(keyboard.load(job.keyboard)), "reply_markup": markup,
+                             **send_options(job)}
         return "copyMessages", {**album, **send_options(job)}
     params: dict = {}
-    if markup := with_optout(with_tap(url_button(job.button_text, job.button_url), job), job):
+    if markup := job_markup(job):
         params["reply_markup"] = markup
     if paid:
         params["allow_paid_broadcast"] = True
@@ -88,7 +108,8 @@ def action_params(job: BroadcastJob) -> tuple[str, dict]:
     Unsend: deleteMessage, or deleteMessages over an album's recorded part
     ids (one counted call). Edit: editMessageText for text broadcasts and
     copies (a media copy falls back to its caption, see Pump.act), the caption
-    of an album's first part; the source's URL (and opt-out) buttons are kept.
+    of an album's first part; the source's buttons are kept (an album's
+    keyboard message is left as it is).
     Pin / unpin: the copy's first message (an album's first part), the pin
     silent when the pin job is (its admin's choice).
     """
@@ -99,7 +120,7 @@ def action_params(job: BroadcastJob) -> tuple[str, dict]:
     if job.kind == KIND_UNSEND:
         return ("deleteMessages", {}) if job.content_type == CONTENT_ALBUM else ("deleteMessage", {})
     params: dict = {"parse_mode": job.parse_mode or "HTML"}
-    markup = with_optout(with_tap(url_button(job.button_text, job.button_url), job), job)
+    markup = job_markup(job)
     if job.content_type != CONTENT_ALBUM and markup:
         params["reply_markup"] = markup
     if job.content_type == CONTENT_ALBUM:

@@ -7,15 +7,26 @@ from datetime import datetime, timedelta
 
 from app.extensions import db
 from app.models.audience import Audience
-from app.models.broadcast import AUDIENCES, CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT, DRAFT, BroadcastJob
+from app.models.broadcast import (
+    AUDIENCES,
+    CONTENT_ALBUM,
+    CONTENT_COPY,
+    CONTENT_TEXT,
+    DRAFT,
+    KIND_EDIT,
+    KIND_SEND,
+    BroadcastJob,
+)
 from app.models.segment_rule import Target
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository import broadcast_population as population
 from app.repository import broadcast_schedule as schedule_repo
+from app.repository import buttons as buttons_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
 from app.services.audience import tap as tap_button
+from app.services.broadcast.content import keyboard as keyboards
 from app.services.broadcast.content import text_rules
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
@@ -102,10 +113,17 @@ def album_ids(job: BroadcastJob) -> list[int]:
 
 def check_content(audience: Audience | Target | str, content: dict, button_text: str | None, button_url: str | None,
                   variants: dict | None, optout_button: bool | None = None,
-                  tap: dict | None = None) -> tuple[Audience | Target, dict, dict]:
-    """Refuse what Telegram would refuse (ValueError); return the audience, the content's job columns, the variants."""
+                  tap: dict | None = None, keyboard: dict | None = None) -> tuple[Audience | Target, dict, dict]:
+    """Refuse what Telegram would refuse (ValueError); return the audience, the content's job columns, the variants.
+
+    A keyboard takes the single link and tap buttons in as its first rows: the
+    columns then hold the keyboard alone (create_job drops the link's).
+    """
     if not isinstance(audience, Audience | Target) and audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}")
+    kb = keyboards.fold(keyboard, button_text, button_url, tap) if keyboard else None
+    if kb:
+        button_text = button_url = tap = None
     if bool(button_text) != bool(button_url):
         raise ValueError("a button needs both a text and a URL")
     if button_url and (problem := url_problem(button_url)):
@@ -115,6 +133,8 @@ def check_content(audience: Audience | Target | str, content: dict, button_text:
     if fields["content_type"] == CONTENT_ALBUM and (button_text or optout_button):
         raise ValueError("an album carries no button (Telegram allows none): users unsubscribe with /stop")
     fields.update(tap_button.check_tap(tap, fields["content_type"]))
+    if kb:
+        fields["keyboard"] = keyboards.dump(kb)
     checked = variants_service.check(variants or {}, fields["content_type"], fields.get("text"))
     variants_service.require_known_media(checked, content)
     return (audience if isinstance(audience, Target) else Audience.of(audience)), fields, checked
@@ -122,12 +142,11 @@ def check_content(audience: Audience | Target | str, content: dict, button_text:
 
 def create_job(*, audience: Audience | Target | str, created_by: int | None, content: dict,
                button_text: str | None = None, button_url: str | None = None, settings: dict | None = None,
-               progress_chat_id: int | None = None,
-               lang: str = "fa", silent: bool = False, protect: bool = False, actor: str | None = None,
-               action: str = audit.CREATED, send_at: datetime | None = None,
+               progress_chat_id: int | None = None, lang: str = "fa", silent: bool = False, protect: bool = False,
+               actor: str | None = None, action: str = audit.CREATED, send_at: datetime | None = None,
                variants: dict | None = None, urgent: bool = False,
                optout_button: bool | None = None, tap: dict | None = None,
-               expire_after: timedelta | None = None) -> BroadcastJob:
+               expire_after: timedelta | None = None, keyboard: dict | None = None) -> BroadcastJob:
     """Create, populate and queue a job (running at once when no other job sends), or schedule it; audited.
 
     send_at (naive UTC) must lie ahead on the database's clock; the job then
@@ -135,15 +154,18 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
     text or caption} (app.services.broadcast.content.variants); each item records
     the one its recipient gets. urgent: sent through quiet hours; optout_button:
     the unsubscribe button under each copy (None: the setting broadcast_optout_button).
-    tap: {"text", "tag", "answer"}, a tag-on-tap button. A Target (a segment,
-    exclusions) is stored whole on the job: population runs now, from this copy.
+    tap: {"text", "tag", "answer"}, a tag-on-tap button; keyboard: rows of
+    buttons (content/keyboard.py). A Target (a segment, exclusions) is
+    stored whole on the job: population runs now, from this copy.
     expire_after: auto-expiry's T (1 min to 47 h), written in the row's own
     insert, so the job is never queued without it.
     """
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
     audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button,
-                                              tap)
+                                              tap, keyboard)
+    # A keyboard holds the link button now (check_content).
+    button_text, button_url = (None, None) if "keyboard" in fields else (button_text, button_url)
     columns = _audience_columns(audience)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
     columns.update(expiry_columns(expire_after, send_at or now))  # ValueError past 47 h, before any row
@@ -202,7 +224,7 @@ def create_from_draft(draft: Draft, send_at: datetime | None = None, *, created_
                       button_text=draft.button_text, button_url=draft.button_url, settings=settings,
                       progress_chat_id=progress_chat_id, lang=lang, silent=draft.silent, protect=draft.protect,
                       actor=actor, action=action, send_at=send_at, variants=draft.variants, urgent=draft.urgent,
-                      optout_button=draft.unsubscribe, tap=draft.tap,
+                      optout_button=draft.unsubscribe, tap=draft.tap, keyboard=draft.keyboard,
                       expire_after=None if draft.expire_after is None else timedelta(seconds=draft.expire_after))
 
 
@@ -219,6 +241,9 @@ def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
                        paid_limit=settings["broadcast_paid_max_messages"] if paid else None, **columns)
     db.session.add(job)
     db.session.flush()
+    # A keyboard's counters, one row per button, in the job's own transaction (clicks and presses only UPDATE).
+    if job.kind in (None, KIND_SEND, KIND_EDIT):  # the jobs whose copies carry it (an edit's links are its own)
+        buttons_repo.add_rows(job.id, [pos for pos, _ in keyboards.buttons(keyboards.load(job.keyboard))])
     return job
 
 

@@ -28,6 +28,7 @@ class Draft:
     variants: dict | None = None    # language variants, {code: text or caption} (content/variants.py)
     ab: dict | None = None          # an A/B test: {"versions": [HTML, ...], "share": %, "wait": s} (bot/ab_step.py)
     tap: dict | None = None         # a tag-on-tap button: {"text", "tag", "answer"} (app/services/audience/tap.py)
+    keyboard: dict | None = None    # rows of url, copy, tap and menu buttons (content/keyboard.py)
     silent: bool = False
     protect: bool = False
     urgent: bool = False            # sent through quiet hours

@@ -21,6 +21,7 @@ from app.models.broadcast import (
 )
 from app.models.segment_rule import Target
 from app.repository.db_clock import db_utcnow
+from app.services.broadcast.content import keyboard
 from app.services.broadcast.schedule.send_time import tehran_iso
 
 
@@ -175,7 +176,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         finished_at=_second(job.finished_at),
         send_at=_second(job.send_at), send_at_tehran=tehran_iso(job.send_at),
         schedule_missed=job.missed_at is not None,
-        has_button=bool(job.button_url) and job.content_type != CONTENT_ALBUM and job.kind != KIND_UNSEND,
+        has_button=_has_link(job),
         clicks=job.clicks_unique or 0, click_total=job.clicks_total or 0,
         variants=variants, capped=job.capped_count or 0,
         unsubscribe_button=bool(job.optout_button) and job.kind == KIND_SEND, unsubscribed=job.unsubscribed_count or 0,
@@ -229,3 +230,12 @@ def retry_offer(status: JobView) -> Offers:
     if status.status not in (COMPLETED, CANCELLED, PAUSED) or status.is_action:
         return Offers()  # an unsend or edit job is never "retried" as a send
     return Offers(failed=status.failed, not_sent=status.not_sent + status.pending, unknown=status.unknown)
+
+
+def _has_link(job: BroadcastJob) -> bool:
+    """Tell whether the job's copies carry a tracked link (an album's only in its keyboard message)."""
+    if job.kind == KIND_UNSEND:
+        return False
+    if job.keyboard:
+        return bool(keyboard.url_positions(keyboard.load(job.keyboard)))
+    return bool(job.button_url) and job.content_type != CONTENT_ALBUM

@@ -1,11 +1,14 @@
 """Tracked link buttons: each copy's button points at {PUBLIC_URL}/r/<token>, which counts the click and redirects.
 
 A token is base64url(item id, 8 bytes) + base64url(first 12 bytes of
-HMAC-SHA256 over job id, item id and user id). The key is derived from
-PUMP_TOKEN (HMAC(PUMP_TOKEN, "click-v1")), so no secret is ever in a link,
-and the link carries no personal data: the item row knows its job and user.
-Any other token (forged, altered, of an unknown item) redirects nowhere, and
-the target is always the job's own button URL, never anything in the request.
+HMAC-SHA256 over job id, item id and user id): the job's single link button.
+A keyboard's url button adds its position (1 byte after the item id, and
+under the MAC), so each button of a copy has its own link and count. The
+key is derived from PUMP_TOKEN (HMAC(PUMP_TOKEN, "click-v1")), so no secret
+is ever in a link, and the link carries no personal data: the item row knows
+its job and user. Any other token (forged, altered, of an unknown item or
+button) redirects nowhere, and the target is always that button's own URL in
+the job, never anything in the request.
 """
 from __future__ import annotations
 
@@ -19,12 +22,16 @@ from flask import current_app
 from app.clock import utcnow
 from app.models.broadcast import CONTENT_ALBUM, KIND_UNSEND, BroadcastJob
 from app.repository import clicks as repo
+from app.services.broadcast.content import keyboard
+from app.services.broadcast.content.methods import FOLLOW
 
 KEY_LABEL = b"click-v1"
 MAC_BYTES = 12  # 96 bits: guessing one valid token takes ~2**95 tries
 _ID = struct.Struct(">Q")
 _ID_CHARS = 11  # base64url of 8 bytes, unpadded
 _TOKEN_CHARS = _ID_CHARS + 16  # ... then of 12 bytes
+_KEY_ID = struct.Struct(">QB")  # a keyboard button's token: the item id, then the button's position
+_KEY_ID_CHARS = 12  # base64url of 9 bytes
 PATH = "/r/"
 
 
@@ -38,67 +45,98 @@ def _key() -> bytes:
     return hmac.new(current_app.config["PUMP_TOKEN"].encode(), KEY_LABEL, hashlib.sha256).digest()
 
 
-def _mac(key: bytes, job_id: int, item_id: int, user_id: int) -> bytes:
-    """Return the truncated MAC that binds a token to its job, item and recipient."""
-    return hmac.new(key, b"%d:%d:%d" % (job_id, item_id, user_id), hashlib.sha256).digest()[:MAC_BYTES]
+def _mac(key: bytes, job_id: int, item_id: int, user_id: int, position: int = 0) -> bytes:
+    """Return the truncated MAC that binds a token to its job, item, recipient (and keyboard button)."""
+    message = b"%d:%d:%d" % (job_id, item_id, user_id) + (b":%d" % position if position else b"")
+    return hmac.new(key, message, hashlib.sha256).digest()[:MAC_BYTES]
 
 
-def make_token(key: bytes, job_id: int, item_id: int, user_id: int) -> str:
-    """Return the token of one recipient's copy."""
-    return _b64(_ID.pack(item_id)) + _b64(_mac(key, job_id, item_id, user_id))
+def make_token(key: bytes, job_id: int, item_id: int, user_id: int, position: int = 0) -> str:
+    """Return the token of one recipient's copy (position: a keyboard button's, 0 for the single link button)."""
+    head = _b64(_KEY_ID.pack(item_id, position)) if position else _b64(_ID.pack(item_id))
+    return head + _b64(_mac(key, job_id, item_id, user_id, position))
 
 
 def item_of(token: str) -> int | None:
     """Return the item id a well-formed token names (not yet verified), or None."""
-    if len(token) != _TOKEN_CHARS or not token.isascii():
+    parsed = parse(token)
+    return parsed[0] if parsed else None
+
+
+def parse(token: str) -> tuple[int, int] | None:
+    """Return (item id, button position) of a well-formed token (not yet verified), or None."""
+    if not token.isascii() or len(token) not in (_TOKEN_CHARS, _TOKEN_CHARS + 1):
         return None
+    keyed = len(token) > _TOKEN_CHARS
+    head = token[:_KEY_ID_CHARS if keyed else _ID_CHARS]
     try:
-        raw = base64.urlsafe_b64decode(token[:_ID_CHARS] + "=")
+        raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
     except ValueError:
         return None
+    shape = _KEY_ID if keyed else _ID
     # Only the canonical spelling: an altered last character that decodes the same is refused too.
-    return _ID.unpack(raw)[0] if len(raw) == _ID.size and _b64(raw) == token[:_ID_CHARS] else None
+    if len(raw) != shape.size or _b64(raw) != head:
+        return None
+    item_id, *position = shape.unpack(raw)
+    return (item_id, position[0]) if keyed else (item_id, 0)
 
 
 def tracker(job: BroadcastJob):
     """Return the function that personalises a job's call parameters with tracked links, or None when untracked.
 
-    Untracked: no PUBLIC_URL, no button, an album (it carries none) or an
-    unsend. An edit keeps its button, so its copies get links of their own
-    (its clicks count on the edit job, as a retry's count on the retry).
+    Untracked: no PUBLIC_URL, no link button, an unsend, or an album without
+    a keyboard (its parts carry none; its keyboard rides the message after it).
+    An edit keeps its buttons, so its copies get links of their own (its
+    clicks count on the edit job, as a retry's count on the retry).
     """
     base = current_app.config.get("PUBLIC_URL")
-    if not base or not job.button_url or job.content_type == CONTENT_ALBUM or job.kind == KIND_UNSEND:
+    kb = keyboard.load(job.keyboard)
+    positions = keyboard.url_positions(kb) if kb else ([0] if job.button_url else [])
+    if not base or not positions or job.kind == KIND_UNSEND or (job.content_type == CONTENT_ALBUM and not kb):
         return None
-    key, url, job_id = _key(), job.button_url, job.id
+    key, job_id = _key(), job.id
+
+    def links(markup: dict, item_id: int, user_id: int) -> dict:
+        # The markup's url buttons are the job's, in reading order: the i-th is positions[i].
+        urls = iter(positions)
+        rows = [[{**b, "url": base + PATH + make_token(key, job_id, item_id, user_id, next(urls))}
+                 if "url" in b else b for b in row] for row in markup["inline_keyboard"]]
+        return {**markup, "inline_keyboard": rows}
 
     def personalise(params: dict, item_id: int, user_id: int) -> dict:
-        markup = params.get("reply_markup")
-        if not markup:
-            return params
-        link = base + PATH + make_token(key, job_id, item_id, user_id)
-        rows = [[{**b, "url": link} if b.get("url") == url else b for b in row] for row in markup["inline_keyboard"]]
-        return {**params, "reply_markup": {**markup, "inline_keyboard": rows}}
+        if params.get("reply_markup"):
+            return {**params, "reply_markup": links(params["reply_markup"], item_id, user_id)}
+        if FOLLOW in params:  # an album's keyboard message
+            follow = params[FOLLOW]
+            return {**params, FOLLOW: {**follow, "reply_markup": links(follow["reply_markup"], item_id, user_id)}}
+        return params
 
     return personalise
 
 
 def follow(token: str) -> str | None:
-    """Record a click on token's copy and return its job's button URL; None for any token not ours.
+    """Record a click on token's button and return its URL; None for any token not ours.
 
-    One SELECT (item, job, URL) and, for a valid token, the guarded UPDATEs;
+    One SELECT (item, job, URLs) and, for a valid token, the guarded UPDATEs;
     the caller commits.
     """
-    item_id = item_of(token)
-    target = repo.click_target(item_id) if item_id is not None else None
+    parsed = parse(token)
+    target = repo.click_target(parsed[0]) if parsed is not None else None
     if target is None:
         return None
-    job_id, user_id, url = target
-    expected = _b64(_mac(_key(), job_id, item_id, user_id))
-    if not url or not hmac.compare_digest(expected, token[_ID_CHARS:]):
+    (item_id, position), (job_id, user_id, single_url, raw_keyboard) = parsed, target
+    expected = _b64(_mac(_key(), job_id, item_id, user_id, position))
+    url = _url_at(raw_keyboard, position) if position else single_url
+    if not url or not hmac.compare_digest(expected, token[-16:]):
         return None
-    repo.record_click(job_id, item_id, utcnow())
+    repo.record_click(job_id, item_id, utcnow(), position)
     return url
+
+
+def _url_at(raw_keyboard: str | None, position: int) -> str | None:
+    """Return the URL of the url button at position in a stored keyboard, or None."""
+    found = dict(keyboard.buttons(keyboard.load(raw_keyboard))).get(position)
+    return found.get("url") if found else None
 
 
 def latest_with_button() -> BroadcastJob | None:

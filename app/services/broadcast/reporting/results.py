@@ -12,9 +12,11 @@ from app.extensions import db
 from app.models.broadcast import KIND_SEND, BroadcastJob
 from app.repository import broadcast_ledger
 from app.repository import broadcast_results as sql
+from app.repository import buttons as buttons_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast.ab import report as ab_report
+from app.services.broadcast.content import keyboard
 
 # The broadcasts shown beside this one.
 RECENT = 10
@@ -65,6 +67,8 @@ class Results:
     recent: list[dict]
     ab: dict | None = None  # an A/B test's versions side by side: `broadcast ab --json`'s numbers (ab/report.py)
     ab_of: dict | None = None  # a winner job's test: {"test": its id, "version": its letter}
+    # A keyboard's tap and menu buttons: each one's verified presses (broadcast_buttons.presses).
+    presses: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """Return the numbers as plain JSON-safe values."""
@@ -82,15 +86,14 @@ def compute(job_id: int) -> Results:
     unique = sum(clicks.counts)
     left = sql.left_after([job_id]).get(job_id, (0, 0))
     pauses, holds = _pauses(job_id, job.finished_at or db_utcnow())
-    buttons = [{"text": job.button_text, "url": job.button_url, "unique": unique, "total": job.clicks_total}
-               ] if job.button_url else []
+    buttons, presses = _buttons(job, unique)
     results = Results(
         job_id=job_id, status=job.status, created_at=_iso(job.created_at), finished_at=_iso(job.finished_at),
         counts=counts, delivered=delivered, sent=_curve(job_id, "sent_at"), pauses=pauses, holds=holds,
         clicks=clicks, buttons=buttons, unique_clicks=unique,
-        ctr=ratio(unique, delivered) if job.button_url else None,
-        blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id), ab=ab_report.summary(job) or None,
-        ab_of=_test_of(job))
+        ctr=ratio(unique, delivered) if buttons else None,
+        blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id), presses=presses,
+        ab=ab_report.summary(job) or None, ab_of=_test_of(job))
     db.session.commit()  # reads only: no transaction stays open behind the caller
     return results
 
@@ -101,6 +104,26 @@ def _test_of(job: BroadcastJob) -> dict | None:
         return None
     test = db.session.get(BroadcastJob, job.ab_of)
     return {"test": job.ab_of, "version": test.ab_winner if test is not None else None}
+
+
+def _buttons(job: BroadcastJob, unique: int) -> tuple[list[dict], list[dict]]:
+    """Return each tracked link button (its people, whose first click it was, and every click) and each press count.
+
+    The single link button's people are the job's unique clicks; a
+    keyboard's url buttons are read from their counters (broadcast_buttons),
+    and their people add up to the job's unique clicks.
+    """
+    kb = keyboard.load(job.keyboard)
+    if not kb:
+        return [{"text": job.button_text, "url": job.button_url, "unique": unique, "total": job.clicks_total}
+                ] if job.button_url else [], []
+    counted = buttons_repo.counts(job.id)
+    clicks, first, presses = ({pos: c[i] for pos, c in counted.items()} for i in range(3))
+    listed = keyboard.buttons(kb)
+    return ([{"text": b["text"], "url": b["url"], "position": pos, "unique": first.get(pos, 0),
+              "total": clicks.get(pos, 0)} for pos, b in listed if b["kind"] == "url"],
+            [{"text": b["text"], "kind": b["kind"], "position": pos, "presses": presses.get(pos, 0)}
+             for pos, b in listed if b["kind"] in ("tap", "menu")])
 
 
 def ratio(part: int, whole: int) -> float:

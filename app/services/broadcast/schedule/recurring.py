@@ -108,10 +108,12 @@ def _log(series_id: int, decided: Release, job_id: int | None) -> None:
 def _insert_job(draft: Draft, created_by: int | None, lang: str, now: datetime, settings: dict) -> int:
     """Add the occurrence's draft job row (never paid: nobody confirms its cost) and return its id."""
     audience, fields, checked = creation.check_content(draft.target, draft.content, draft.button_text,
-                                                       draft.button_url, draft.variants)
+                                                       draft.button_url, draft.variants, keyboard=draft.keyboard)
+    # A keyboard holds the link button as its first row (check_content).
+    link = {} if "keyboard" in fields else {"button_text": draft.button_text, "button_url": draft.button_url}
     job = creation.insert_draft({**settings, "broadcast_paid_enabled": False}, **audience.columns(),
-                                silent=draft.silent, protect=draft.protect, created_by=created_by,
-                                button_text=draft.button_text, button_url=draft.button_url, progress_chat_id=None,
+                                silent=draft.silent, protect=draft.protect, created_by=created_by, **link,
+                                progress_chat_id=None,
                                 progress_lang=lang, created_at=now, variants=variants_service.dump(checked), **fields)
     return job.id
 

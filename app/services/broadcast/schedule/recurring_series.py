@@ -57,7 +57,8 @@ def create(draft: Draft, rule_text: str, *, until: str | None, count: int | None
         raise RuleError("rec_err_if_missed", value=if_missed)
     if count is not None and not 1 <= count <= MAX_COUNT:
         raise RuleError("rec_err_count", max=MAX_COUNT)
-    creation.check_content(draft.target, draft.content, draft.button_text, draft.button_url, draft.variants)
+    creation.check_content(draft.target, draft.content, draft.button_text, draft.button_url, draft.variants,
+                           keyboard=draft.keyboard)
     now = db_utcnow()
     until_at = end_bound(parse_end_date(until)) if until else None
     if until_at is not None and until_at <= now:

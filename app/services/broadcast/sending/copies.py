@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.models.broadcast import ACTION_KINDS, KIND_EDIT, REPEATABLE_KINDS, BroadcastJob
 from app.services.broadcast.content import field_text, greeting, text_rules
-from app.services.broadcast.content.methods import action_params, by_variant, message_params, target_params
+from app.services.broadcast.content.methods import FOLLOW, action_params, by_variant, message_params, target_params
 from app.services.broadcast.reporting import clicks
 from app.services.broadcast.sending.claims import Claim
 from app.services.broadcast.sending.outcomes import Outcome, no_variant_text, too_long_for
@@ -19,7 +19,9 @@ class Copies:
         method, params = action_params(job) if self.action else message_params(job, job.paid)
         self.method = method
         # Messages one recipient's send puts out (an album's parts): each takes a rate slot.
-        self.parts = len(params.get("message_ids") or ()) or 1
+        # An album's keyboard message is one more (content/methods.FOLLOW, sent by follow_up.deliver).
+        self.follow = FOLLOW in params
+        self.parts = (len(params.get("message_ids") or ()) or 1) + self.follow
         # Each language variant's method and parameters; a claim without a variant gets the default's.
         self.calls = by_variant(job, method, params)
         self.strict = job.kind == KIND_EDIT  # an edit's copies get their own variant's text, or none

@@ -22,13 +22,13 @@ from app.services.broadcast.reporting.notifier import Notifier
 from app.services.broadcast.sending import breaker
 from app.services.broadcast.sending.claims import Claim
 from app.services.broadcast.sending.copies import Copies
+from app.services.broadcast.sending.follow_up import deliver, thread_seconds
 from app.services.broadcast.sending.lease import Lease
 from app.services.broadcast.sending.outcomes import (
     HELD_BACK,
     Outcome,
     classify,
     classify_action,
-    delivered,
     personal_failure,
 )
 from app.services.broadcast.sending.recorder import Recorder, StepResult
@@ -114,11 +114,9 @@ class Pump:
             chat_taken = self.booker.chats is not None
             if self.action:
                 return self.act(method, params, user_id, chat_taken)
-            result = self.client.call(method, {"chat_id": user_id, **params}, deadline=self.deadline,
-                                      retry_unknown=False, broadcast=True, slot_taken=True,
-                                      chat_taken=chat_taken, may_retry=self.may_retry,
-                                      read_timeout=self.answer_wait())
-            return delivered(result)
+            return deliver(self.client, method, params, user_id, deadline=self.deadline, retry_unknown=False,
+                           broadcast=True, slot_taken=True, chat_taken=chat_taken, may_retry=self.may_retry,
+                           read_timeout=self.answer_wait())
         except Exception as exc:  # classify() maps every failure, bugs included
             if not hasattr(exc, "description"):
                 log.exception("unexpected error sending to %s", user_id)
@@ -153,11 +151,12 @@ class Pump:
         """Return the Booker of this pump's sends: its client's pacers, its deadline, its lease kept while waiting."""
         client = self.client
         chats = client.chat_pacer if client.pace_recipients else None
-        connect = self.settings["telegram_connect_timeout"]
+        connect, follow = self.settings["telegram_connect_timeout"], self.copies.follow
         return Booker(parts, limiter=client.rate_limiter, budget=client.broadcast_budget, chats=chats, window=window,
                       min_sends=estimate.block_sends(self.settings, paid),
                       busy_for=lambda: self.answer_wait() + connect,
-                      call_seconds=lambda: client.typical_call_seconds, clock=self.clock, sleep=self.sleep,
+                      call_seconds=lambda: thread_seconds(client.typical_call_seconds, follow, chats is not None),
+                      clock=self.clock, sleep=self.sleep,
                       deadline=self.deadline, heartbeat=self.lease.heartbeat, keep=self.lease.keep,
                       pause=self.lease.pause_for, stopped=lambda: self.stop)
 

@@ -1,0 +1,34 @@
+"""Texts of the keyboard builder: each refusal naming its row and button, the presses' answers, the preview."""
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    "key_err_at": {"fa": "ردیف {row}، دکمهٔ {button}: {reason}", "en": "row {row}, button {button}: {reason}"},
+    "key_err_none": {"fa": "کیبورد هیچ دکمه‌ای ندارد.", "en": "the keyboard has no button."},
+    "key_err_too_many": {"fa": "کیبورد {count} دکمه دارد؛ تلگرام حداکثر ۱۰۰ دکمه می‌پذیرد.",
+                         "en": "the keyboard has {count} buttons; Telegram allows at most 100."},
+    "key_err_empty_row": {"fa": "ردیف {number} خالی است؛ هر ردیف دست‌کم یک دکمه لازم دارد.",
+                          "en": "row {number} is empty; every row needs at least one button."},
+    "key_err_row_full": {"fa": "این ردیف {count} دکمه دارد؛ تلگرام در هر ردیف حداکثر ۸ دکمه می‌پذیرد.",
+                         "en": "this row has {count} buttons; Telegram allows at most 8 in a row."},
+    "key_err_format": {
+        "fa": "شکل دکمه شناخته نشد. نمونه‌ها: «متن - https://example.com»، «متن - copy:متن کپی»، "
+              "«متن - tag:برچسب:پاسخ»، «متن - menu:پاسخ».",
+        "en": "the button's form is not understood. Examples: “Text - https://example.com”, “Text - copy:TEXT”, "
+              "“Text - tag:TAG:ANSWER”, “Text - menu:ANSWER”.",
+    },
+    "key_err_label": {"fa": "متن دکمه {length} نویسه است؛ باید ۱ تا ۶۴ نویسه باشد.",
+                      "en": "the button's label is {length} characters; it must be 1 to 64."},
+    "key_err_url": {"fa": "{reason}", "en": "{reason}"},
+    "key_err_copy": {"fa": "متن کپی {length} نویسه است؛ باید ۱ تا ۲۵۶ نویسه باشد.",
+                     "en": "the text to copy is {length} characters; it must be 1 to 256."},
+    "key_err_answer": {"fa": "پاسخ دکمه {length} نویسه است؛ باید حداکثر ۲۰۰ نویسه باشد (دکمهٔ منو: دست‌کم ۱).",
+                       "en": "the button's answer is {length} characters; at most 200 (a menu button needs one)."},
+    "key_err_tag": {"fa": "برچسب پذیرفته نشد: {error}", "en": "the tag is refused: {error}"},
+    "key_err_note": {"fa": "متن پیام زیر آلبوم {length} نویسه است؛ حداکثر ۴۰۹۶ نویسه مجاز است.",
+                     "en": "the text under the album is {length} characters; at most 4096 are allowed."},
+    "wiz_bad_key": {"fa": "❌ کیبورد پذیرفته نشد: {reason}\nپیش‌نویس نگه داشته شد؛ کیبورد را درست کنید و دوباره بفرستید.",
+                    "en": "❌ Keyboard not accepted: {reason}\nThe draft is kept; correct the keyboard and send it again."},
+    "key_preview": {"fa": "این پیش‌نمایش است؛ در پیام کاربران این دکمه پاسخ می‌دهد یا برچسب می‌زند.",
+                    "en": "This is the preview; in users' copies this button answers or tags."},
+    "key_refused": {"fa": "این دکمه دیگر کاری انجام نمی‌دهد.", "en": "This button does nothing any more."},
+}
