@@ -1,11 +1,14 @@
-"""Run the suite the fast way: independent tests on several workers, then the load-sensitive ones alone.
+"""Run the suite the fast way: the load-sensitive tests alone, the independent ones on several workers beside them.
 
-`make test` calls this. Phase 1 runs every test not marked `serial` with
-pytest-xdist (UPK_TEST_WORKERS workers, default 4: most tests wait on
-loopback HTTP and the database, not on the CPU); each worker has its own
-database and simulated Bot API. Phase 2 runs the `serial` tests (real
-processes, kills, shared-budget timelines, rates judged by arrival) one at a
-time, as before, with nothing beside them. Arguments go to both phases; a
+`make test` calls this. The `serial` tests (real processes, kills,
+shared-budget timelines, rates judged by arrival) run one at a time at normal
+priority. Beside them, every other test runs with pytest-xdist
+(UPK_TEST_WORKERS workers, default 4), each worker with its own database and
+simulated Bot API, in the idle scheduling class (SCHED_IDLE): it runs only on
+CPU time the serial tests leave, so their timings are judged as on a quiet
+machine while the paced waits are put to use. UPK_TEST_OVERLAP=0 (or an OS
+without SCHED_IDLE) runs the two phases one after the other instead, the
+serial one after the machine has settled. Arguments go to both phases; a
 phase that selects nothing is fine as long as the other ran something.
 """
 from __future__ import annotations
