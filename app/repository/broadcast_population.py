@@ -12,7 +12,7 @@ from app.models.audience import Audience
 from app.models.broadcast import GONE, PENDING, SENT, BroadcastJob, BroadcastJobItem
 from app.models.segment_rule import Target
 from app.models.user import User
-from app.repository import segment_sql
+from app.repository import segment_count, segment_sql
 from app.repository.audience_sql import audience_clause
 from app.repository.inserts import ignoring_duplicates
 
@@ -32,7 +32,9 @@ def audience_filter(audience: Audience | Target | str, now: datetime | None = No
 
 
 def count_audience(audience: Audience | Target | str, now: datetime | None = None) -> int:
-    """Count the users an audience would reach now."""
+    """Count the users an audience would reach now (a Target by segment_count: the same users, faster)."""
+    if isinstance(audience, Target):
+        return segment_count.count_target(audience, now)
     where = audience_filter(audience, now)
     return db.session.execute(select(func.count()).select_from(User).where(*where)).scalar_one()
 

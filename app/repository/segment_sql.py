@@ -17,10 +17,26 @@ I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 
 
 def target_filter(target: Target, now: datetime | None = None) -> list:
-    """Return the WHERE of a target: its rule, and for each excluded rule "not one of its users"."""
+    """Return the WHERE of a target: its rule, and for each excluded rule "not one of its users".
+
+    Excluded rules that are tags alone ("has vip", "has churn") become one
+    NOT EXISTS over all their tags: one probe of user_tags' primary key per
+    user instead of one per rule (a million users, two such exclusions: a
+    second less to populate on MariaDB). Their subscribed-user clause is the
+    include rule's own, so dropping it there changes nobody.
+    """
+    tags = sorted({tag for _name, rule in target.excludes if _tags_only(rule) for tag in rule.tags_any})
     where = rule_filter(target.include, now)
-    where += [excluded(rule, now) for _name, rule in target.excludes]
+    where += [excluded(rule, now) for _name, rule in target.excludes if not _tags_only(rule)]
+    if tags:
+        where.append(~select(literal(1)).where(UserTag.user_id == User.id, UserTag.tag.in_(tags))
+                     .correlate(User).exists())
     return where
+
+
+def _tags_only(rule: Rule) -> bool:
+    """Tell whether a rule is "has one of these tags" and nothing else (every subscribed user with one)."""
+    return bool(rule.tags_any) and rule == Rule(tags_any=rule.tags_any)
 
 
 def excluded(rule: Rule, now: datetime | None = None):
@@ -53,6 +69,29 @@ def rule_filter(rule: Rule, now: datetime | None = None) -> list:
     """
     return [*audience_clause(rule.audience, now), *(_in(m, c) for m, c in _positives(rule)),
             *_negatives(rule)]
+
+
+def split(target: Target, now: datetime | None = None) -> tuple[list, list[list]]:
+    """Return a target as (its base WHERE, the sets it takes away): base less their union is the target.
+
+    The base is the include rule's audience clause and positive conditions;
+    each set is a WHERE of its own users: a none-of tag list, a field's
+    excluded value, a broadcast's clickers (for not-clicked), an excluded
+    rule. A NULL in a set's WHERE keeps the user out of it, as excluded() does.
+    """
+    rule = target.include
+    base = [*audience_clause(rule.audience, now), *(_in(m, c) for m, c in _positives(rule))]
+    sets = [[_in(UserTag, lambda t: [t.tag.in_(rule.tags_none)])]] if rule.tags_none else []
+    sets += [[_in(UserField, lambda f, test=test: [f.name == test.name, f.value == test.values[0]])]
+             for test in rule.fields if test.op == "!="]
+    sets += [[User.id.in_(_items(job_id).where(I.clicked_at.is_not(None)))] for job_id in rule.not_clicked]
+    sets += [rule_filter(excluded_rule, now) for _name, excluded_rule in target.excludes]
+    return base, sets
+
+
+def has_positives(rule: Rule) -> bool:
+    """Tell whether a rule has a positive condition (a tag, a field value, a delivery): its users are a join."""
+    return bool(_positives(rule))
 
 
 def _in(model, conditions):
