@@ -7,6 +7,7 @@ from sqlalchemy import and_, case, literal, select
 from sqlalchemy.orm import aliased
 
 from app.extensions import db
+from app.models.audience import Audience
 from app.models.broadcast import SENT, BroadcastJob, BroadcastJobItem
 from app.models.segment_rule import FieldTest, Rule, Target
 from app.models.user import User
@@ -81,12 +82,44 @@ def split(target: Target, now: datetime | None = None) -> tuple[list, list[list]
     """
     rule = target.include
     base = [*audience_clause(rule.audience, now), *(_in(m, c) for m, c in _positives(rule))]
-    sets = [[_in(UserTag, lambda t: [t.tag.in_(rule.tags_none)])]] if rule.tags_none else []
-    sets += [[_in(UserField, lambda f, test=test: [f.name == test.name, f.value == test.values[0]])]
-             for test in rule.fields if test.op == "!="]
-    sets += [[User.id.in_(_items(job_id).where(I.clicked_at.is_not(None)))] for job_id in rule.not_clicked]
+    sets = [[_in(m, c)] for m, c in _taken(rule)]
     sets += [rule_filter(excluded_rule, now) for _name, excluded_rule in target.excludes]
     return base, sets
+
+
+def table_sets(target: Target) -> tuple[list, list] | None:
+    """Return a target as (the sets it needs, the sets it takes away), each one table's rows, or None.
+
+    Only for "every subscribed user" (the plain audience) cut by such sets:
+    a tag list, a field's values, a broadcast's recipients or clickers, and
+    excluded rules that are one such set alone. Each is (table, conditions on
+    a given alias of it), its users those of the rows matching. The none-of
+    tags and the tags of tag-only exclusions are one set: "has any of them".
+    """
+    rule = target.include
+    if rule.audience != Audience():
+        return None
+    tags = {tag for _name, excluded_rule in target.excludes if _tags_only(excluded_rule)
+            for tag in excluded_rule.tags_any} | set(rule.tags_none)
+    taken = [(UserTag, lambda t: [t.tag.in_(sorted(tags))])] if tags else []
+    taken += _taken(rule)[bool(rule.tags_none):]  # its none-of tags are in the set above
+    for _name, excluded_rule in target.excludes:
+        sets = _positives(excluded_rule)
+        if excluded_rule.audience != Audience() or len(sets) != 1 or _taken(excluded_rule):
+            return None
+        taken += [] if _tags_only(excluded_rule) else sets
+    return _positives(rule), taken
+
+
+def _taken(rule: Rule) -> list[tuple]:
+    """Return the sets a rule's negative conditions take away as _positives does: none-of tags first, ≠, clickers."""
+    out = [(UserTag, lambda t: [t.tag.in_(rule.tags_none)])] if rule.tags_none else []
+    out += [(UserField, lambda f, test=test: [f.name == test.name, f.value == test.values[0]])
+            for test in rule.fields if test.op == "!="]
+    for job_id in rule.not_clicked:
+        out.append((I, lambda i, family=job_family(job_id): [i.job_id.in_(family), i.status == SENT,
+                                                               i.clicked_at.is_not(None)]))
+    return out
 
 
 def has_positives(rule: Rule) -> bool:
