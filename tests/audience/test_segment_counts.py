@@ -32,7 +32,7 @@ PEOPLE = {U + i: person(i) for i in range(1, N + 1)}
 
 
 def seed() -> None:
-    """Insert PEOPLE with their tags, plans and one delivered broadcast JOB."""
+    """Insert PEOPLE with their tags, plans and one delivered broadcast JOB (and a copy to a user not in users)."""
     now = utcnow()
     db.session.execute(insert(User), [
         dict(id=uid, first_name="u", language_code=p["lang"], started_at=now, last_seen_at=now,
@@ -46,7 +46,9 @@ def seed() -> None:
     db.session.flush()
     db.session.execute(insert(BroadcastJobItem), [
         dict(job_id=JOB, user_id=uid, status="sent", clicked_at=now if p["clicked"] else None)
-        for uid, p in PEOPLE.items() if p["received"]])
+        for uid, p in PEOPLE.items() if p["received"]] + [
+        # A copy whose user has no users row (items have no foreign key): nobody, in any count.
+        dict(job_id=JOB, user_id=U + 10 * N, status="sent", clicked_at=None)])
     db.session.commit()
 
 
