@@ -142,3 +142,17 @@ def test_which_cases_count_from_the_sets_own_rows(app):
 
 def test_the_cases_cover_one_to_more_than_max_sets():
     assert set(range(1, segment_count.MAX_SETS + 2)) <= {sets for _target, sets in CASES.values()}
+
+
+@pytest.mark.parametrize("name", ["all less vip, churn (overlapping)", "news, none of churn, less vip"])
+def test_a_population_in_small_chunks_leaves_out_the_excluded_tags_at_every_chunk_edge(app, monkeypatch, name):
+    """Tag-only exclusions are read within each chunk's id range: users on a chunk's edge (7, 14, 21, …) too."""
+    from app.services.broadcast.jobs import population
+
+    monkeypatch.setattr(population, "POPULATE_CHUNK", 7)
+    monkeypatch.setattr(population, "POPULATE_CHUNK_MYSQL", 7)
+    seed()
+    target, _sets = CASES[name]
+    job = create_text_job(audience=target)
+    assert items_of(job.id) == truth(target)
+    assert job.total_count == len(truth(target))
