@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 from itertools import combinations
 
-from sqlalchemy import distinct, func, select
+from sqlalchemy import distinct, func, literal, select
 from sqlalchemy.orm import aliased
 
 from app.extensions import db
@@ -61,7 +61,8 @@ def by_table_sets(needed: list[tuple], taken: list[tuple]) -> int:
     """Count subscribed users in every needed set and no taken one (sets as segment_sql.table_sets returns them).
 
     Each term, "subscribed users in these sets", reads the first set's index
-    range (the others semi-joined) and leaves out its rows whose user is
+    range (the others EXISTS: MariaDB semi-joins them, SQLite probes their
+    primary keys rather than listing a large set) and leaves out its rows whose user is
     blocked or opted out, found in a small table of those users' ids that
     MariaDB builds once (DISTINCT keeps it a table: merged into the join it
     would probe the wide users rows one by one). With no set: the subscribed.
@@ -74,7 +75,8 @@ def by_table_sets(needed: list[tuple], taken: list[tuple]) -> int:
             return select(func.count()).select_from(User).where(*audience_clause(Audience())).scalar_subquery()
         (model, conditions), rest = sets[0], sets[1:]
         first = aliased(model)
-        inside = [first.user_id.in_(select(m.user_id).where(*c(m))) for m, c in rest]
+        inside = [select(literal(1)).select_from(other).where(other.user_id == first.user_id, *c(other))
+                  .correlate(first).exists() for other, c in ((aliased(m), c) for m, c in rest)]
         return (select(func.count(distinct(first.user_id))).select_from(first)
                 .outerjoin(unsubscribed_ids, unsubscribed_ids.c.id == first.user_id)
                 .where(*conditions(first), *inside, unsubscribed_ids.c.id.is_(None)).scalar_subquery())
