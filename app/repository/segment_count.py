@@ -61,11 +61,12 @@ def by_table_sets(needed: list[tuple], taken: list[tuple]) -> int:
     """Count subscribed users in every needed set and no taken one (sets as segment_sql.table_sets returns them).
 
     Each term, "subscribed users in these sets", reads the first set's index
-    range (the others EXISTS: MariaDB semi-joins them, SQLite probes their
-    primary keys rather than listing a large set) and leaves out its rows whose user is
-    blocked or opted out, found in a small table of those users' ids that
-    MariaDB builds once (DISTINCT keeps it a table: merged into the join it
-    would probe the wide users rows one by one). With no set: the subscribed.
+    range (the others as EXISTS: MariaDB semi-joins them, SQLite probes their
+    primary keys instead of listing a large set) and leaves out its rows
+    whose user is blocked or opted out, found in a small table of those
+    users' ids that MariaDB builds once (DISTINCT keeps it a table: merged
+    into the join it would probe the wide users rows one by one). With no
+    set at all: the subscribed users.
     """
     unsubscribed_ids = select(User.id).where(unsubscribed()).distinct().subquery("unsubscribed")
 
