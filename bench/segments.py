@@ -77,6 +77,7 @@ def rules() -> dict:
     vip = Rule(tags_any=("vip",))
     return {
         "tag vip": Target(vip, "vip"),
+        "tag news (a third)": Target(Rule(tags_any=("news",)), "news"),
         "news & !churn & fa": Target(Rule(Audience(langs=("fa",)), tags_any=("news",), tags_none=("churn",)), "n"),
         "plan=gold": Target(Rule(fields=(FieldTest("plan", "=", ("gold",)),)), "gold"),
         "plan!=free & city in": Target(Rule(fields=(FieldTest("plan", "!=", ("free",)),

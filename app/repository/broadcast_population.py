@@ -12,27 +12,37 @@ from app.models.audience import Audience
 from app.models.broadcast import GONE, PENDING, SENT, BroadcastJob, BroadcastJobItem
 from app.models.segment_rule import Target
 from app.models.user import User
-from app.repository import segment_sql
+from app.repository import segment_count, segment_sql
 from app.repository.audience_sql import audience_clause
 from app.repository.inserts import ignoring_duplicates
 
 I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 
 
-def audience_filter(audience: Audience | Target | str, now: datetime | None = None) -> list:
+def audience_filter(audience: Audience | Target | str, now: datetime | None = None, after: int | None = None,
+                    upto: int | None = None) -> list:
     """Return the WHERE clause selecting an audience and its filters from users (no Telegram calls).
 
     The one place the audience becomes SQL: the count shown before confirming
     and populate() use it alike, so they cannot disagree. A Target (a segment,
-    exclusions) is compiled by segment_sql on top of this clause.
+    exclusions) is compiled by segment_sql on top of this clause. after / upto:
+    user ids in (after, upto] only (a population chunk).
     """
     if isinstance(audience, Target):
-        return segment_sql.target_filter(audience, now)
-    return audience_clause(Audience.of(audience), now)
+        where = segment_sql.target_filter(audience, now, after, upto)
+    else:
+        where = audience_clause(Audience.of(audience), now)
+    if after is not None:
+        where.append(User.id > after)
+    if upto is not None:
+        where.append(User.id <= upto)
+    return where
 
 
 def count_audience(audience: Audience | Target | str, now: datetime | None = None) -> int:
-    """Count the users an audience would reach now."""
+    """Count the users an audience would reach now (a Target by segment_count: the same users, faster)."""
+    if isinstance(audience, Target):
+        return segment_count.count_target(audience, now)
     where = audience_filter(audience, now)
     return db.session.execute(select(func.count()).select_from(User).where(*where)).scalar_one()
 
@@ -68,11 +78,7 @@ def populate(job_id: int, audience: Audience | Target | str, now: datetime | Non
     afterwards, or with count=False the rows this call inserted (a chunk:
     counting the job after each of 50 chunks cost 4 s of a million users).
     """
-    where = audience_filter(audience, now)
-    if after is not None:
-        where.append(User.id > after)
-    if upto is not None:
-        where.append(User.id <= upto)
+    where = audience_filter(audience, now, after, upto)
     rows = select(literal(job_id), User.id, literal(PENDING), variant_of_user(variants)).where(*where).order_by(User.id)
     stmt = ignoring_duplicates(insert(I).from_select(["job_id", "user_id", "status", "variant"], rows))
     inserted = db.session.execute(stmt).rowcount
