@@ -27,8 +27,10 @@ SIM_DEFAULTS = dict(
 )
 
 
-# Load-sensitive tests run alone, after the parallel phase (tests/run_suite.py): real worker
-# processes, kills, bot-wide timelines shared across processes, rates and gaps judged by arrival.
+# Load-sensitive tests run one at a time at normal priority, the parallel phase beside them only on the
+# CPU they leave (tests/run_suite.py): real worker processes, kills, bot-wide timelines shared across
+# processes, rates and gaps judged by arrival, and the database's statements per block of sends (a send
+# whose thread wakes late goes back to pending and is read again: starved of CPU, the blocks shrink).
 # Kills, races, database trouble and fuzzing judge exact counts, not time: they run in parallel,
 # as do the rest of tests/telegram/ (fake clocks, pure rules, outcomes), the pump's outcomes
 # judged by counts (tests/broadcast/test_pump_outcomes.py), the 429 storm (pumps looped until the

@@ -26,6 +26,7 @@ def test_each_copy_gets_its_own_escaped_value_or_the_fallback(app, simulator):
     assert texts[ids[2]] == f"<b>کاربر {ids[2]} 🎉</b>، طرح شما: مشتری — "
 
 
+@pytest.mark.serial  # statements per block of sends: see SERIAL_FILES in tests/conftest.py
 def test_fields_are_read_once_per_block_of_recipients_not_once_per_copy(app, simulator, monkeypatch):
     users = 120
     ids = create_users(users)

@@ -158,3 +158,18 @@ def test_the_winner_jobs_picture_names_its_test(tracked):
     assert bars(render_png(results, "en")) == []  # a winner job is no test: no versions panel
     # The test's own panel now names the chosen version as the winner.
     assert [name for name, _ in bars(render_png(compute(test_id), "en"))] == ["other", "other", "winner"]
+
+
+@pytest.mark.parametrize(("lang", "shown"), [("en", "#1062"), ("fa", "#۱۰۶۲")])
+def test_ids_are_drawn_as_the_bot_writes_them_without_a_thousands_separator(tracked, lang, shown):
+    # Ids pass 1,000 on any real bot (and on MariaDB within one test run): "#1,062" names no broadcast.
+    from dataclasses import replace
+
+    results = replace(compute(finished_test()), job_id=1062, ab_of={"test": 1062, "version": "B"})
+    title = next(text for text in texts_of_results(results, lang) if shown in text)
+    assert title.count(shown) == 2 and "," not in title and "٬" not in title
+
+
+def texts_of_results(results, lang: str) -> list[str]:
+    """Return every text drawn in the picture of these results."""
+    return [text.get_text() for text in figure(results, lang).findobj(Text)]

@@ -23,6 +23,7 @@ from app.services.broadcast.reporting.chart_style import (
     MUTED,
     ORANGE,
     RED,
+    ident,
     number,
     percent,
     percent_formatter,
@@ -84,9 +85,9 @@ def _header(ax, r: Results, lang: str) -> None:
     """Draw the title and the key numbers in a row of tiles."""
     ax.set_axis_off()
     status = t(f"status_{r.status}", lang)
-    title = t("chart_title", lang, id=number(r.job_id, lang), status=status)
+    title = t("chart_title", lang, id=ident(r.job_id, lang), status=status)
     if r.ab_of:  # a winner job names its test
-        title += " · " + t("chart_ab_of", lang, test=number(r.ab_of["test"], lang), v=r.ab_of["version"] or "?")
+        title += " · " + t("chart_ab_of", lang, test=ident(r.ab_of["test"], lang), v=r.ab_of["version"] or "?")
     ax.text(0.5, 1.0, title, ha="center", va="top", fontsize=17 if r.ab_of else 19, color=INK, weight="bold",
             transform=ax.transAxes)
     tiles = [(t("chart_delivered", lang), number(r.delivered, lang), GREEN),
@@ -181,7 +182,7 @@ def _clicks(ax, r: Results, lang: str) -> None:
 def _recent(fig, grid, r: Results, lang: str) -> None:
     """Draw this broadcast beside the ones before it: delivered, CTR and blocked after, one small chart each."""
     rows = r.recent
-    labels = [number(row["id"], lang) for row in rows]
+    labels = [ident(row["id"], lang) for row in rows]
     colors = [BLUE if row["id"] == r.job_id else GREY for row in rows]
     panels = [(t("chart_delivered", lang), [row["delivered"] for row in rows], _count_formatter(lang)),
               (t("chart_ctr", lang), [(row["ctr"] or 0) * 100 for row in rows], percent_formatter(lang)),

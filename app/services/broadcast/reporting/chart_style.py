@@ -13,6 +13,11 @@ def number(value: float | int, lang: str) -> str:
     return to_persian_digits(text).replace(",", "٬") if lang == "fa" else text
 
 
+def ident(value: int, lang: str) -> str:
+    """Render an id as the bot writes it everywhere (#1062, no thousands separator), in Persian digits for fa."""
+    return to_persian_digits(str(value)) if lang == "fa" else str(value)
+
+
 def percent(share: float | None, lang: str) -> str:
     """Render a 0..1 share as a percentage with one decimal ("—" when not measured)."""
     if share is None:
