@@ -39,8 +39,8 @@ TEXTS: dict[str, dict[str, str]] = {
                      "en": "“{text}” ({kind}): {clicks} clicks, {first} first clicks"},
     "key_stat_press": {"fa": "«{text}» ({kind}): {presses} بار زده شد", "en": "“{text}” ({kind}): {presses} presses"},
     "key_stats_title": {"fa": "🔘 دکمه‌ها (پرکارترین اول):", "en": "🔘 Buttons (busiest first):"},
-    "key_stats_more": {"fa": "… و {n} دکمهٔ دیگر (همه: broadcast status {id})",
-                       "en": "… and {n} more buttons (every one: broadcast status {id})"},
-    "key_stats_copies": {"fa": "{n} دکمهٔ کپی: تلگرام کپی‌کردن را به ربات خبر نمی‌دهد، پس شمرده نمی‌شود.",
-                         "en": "{n} copy buttons: Telegram does not tell the bot of a copy, so none is counted."},
+    "key_stats_more": {"fa": "… و {n} دکمهٔ دیگر (همهٔ دکمه‌ها: broadcast status {id})",
+                       "en": "… and {n} more (every button: broadcast status {id})"},
+    "key_stats_copies": {"fa": "دکمه‌های کپی: {n} (تلگرام کپی‌کردن را به ربات خبر نمی‌دهد؛ شمرده نمی‌شوند)",
+                         "en": "Copy buttons: {n} (Telegram does not tell the bot of a copy: not counted)"},
 }

@@ -28,7 +28,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "chart_keys_title": {"fa": "دکمه‌های کیبورد: کلیک لینک‌ها (تیره: کلیک اول) و دفعات زدن برچسب و منو",
                          "en": "Keyboard buttons: links' clicks (dark: first clicks), tag and menu presses"},
     "chart_keys_more": {"fa": "+ {n} دکمهٔ دیگر؛ همهٔ دکمه‌ها در گزارش JSON",
-                        "en": "+ {n} more buttons (every one in broadcast report --json)"},
+                        "en": "+ {n} more (every button in broadcast report --json)"},
     "chart_no_clicks": {"fa": "هنوز کلیکی نشده.", "en": "No clicks yet."},
     "chart_recent": {"fa": "این ارسال کنار ۱۰ ارسال قبلی", "en": "This broadcast beside the 10 before it"},
     "chart_time_axis": {"fa": "به وقت تهران", "en": "Tehran time"},

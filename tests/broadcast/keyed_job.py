@@ -45,7 +45,7 @@ def keyed_job(kb: dict = KB, counters: dict[int, tuple[int, int, int]] = COUNTER
     clicked = sum(first for _, first, _ in counters.values())
     for n, item_id in enumerate(ids):
         db.session.execute(update(BroadcastJobItem).where(BroadcastJobItem.id == item_id).values(
-            status="sent", sent_at=T0 + timedelta(seconds=n),
+            status="sent", sent_at=T0 + timedelta(seconds=n), message_id=1000 + n,
             clicked_at=T0 + timedelta(minutes=5, seconds=n) if n < clicked else None))
     for position, (clicks, first, presses) in counters.items():
         db.session.execute(update(BroadcastButton).where(BroadcastButton.job_id == job.id,

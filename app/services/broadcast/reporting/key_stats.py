@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from app.models.broadcast import BroadcastJob
+from app.models.broadcast import KIND_SEND, BroadcastJob
 from app.repository import buttons as buttons_repo
 from app.services.broadcast.content import keyboard
 from app.texts import t
@@ -45,9 +45,13 @@ class KeyStat:
 
 
 def of_job(job: BroadcastJob) -> tuple[KeyStat, ...] | None:
-    """Return each button of the job's keyboard in reading order with its counters (one SELECT); None: no keyboard."""
+    """Return each button of the job's keyboard in reading order with its counters (one SELECT); None: no keyboard.
+
+    An edit's copies keep their broadcast's keyboard, but every click and press counts for the broadcast: an
+    action job has no numbers of its own.
+    """
     kb = keyboard.load(job.keyboard)
-    if not kb:
+    if not kb or job.kind != KIND_SEND:
         return None
     counted = buttons_repo.counts(job.id)
     return tuple(stat(pos, b, *counted.get(pos, (0, 0, 0))) for pos, b in keyboard.buttons(kb))
