@@ -9,6 +9,7 @@ from app.services.audience import segments
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.estimate import (
+    Ahead,
     capped_by_statements,
     estimate_seconds,
     follows,
@@ -25,7 +26,7 @@ def parts(draft: Draft) -> int:
     return len(draft.content.get("message_ids") or ()) or 1
 
 
-def seconds(ctx: BotContext, draft: Draft, recipients: int, paid: bool, ahead: dict) -> float:
+def seconds(ctx: BotContext, draft: Draft, recipients: int, paid: bool, ahead: Ahead) -> float:
     """Return how long sending the draft to ``recipients`` takes after the queue, paced as the pump paces it.
 
     An album with a keyboard sends its keyboard message after each album; this
@@ -36,7 +37,7 @@ def seconds(ctx: BotContext, draft: Draft, recipients: int, paid: bool, ahead: d
     return estimate_seconds(recipients, parts(draft), paid, ctx.settings, ahead, follow, call)
 
 
-def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
+def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: Ahead) -> str:
     """Render the screen above the paid lines and the closing question."""
     body = screen_text(ctx, draft, n, paid, ahead) + segment_rows.screen_lines(ctx, draft, n)
     if draft.variants:
@@ -50,7 +51,7 @@ def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[t
     return body + presend_rules.lines(ctx.lang, draft, ctx.settings)
 
 
-def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
+def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: Ahead) -> str:
     """Render the audience, recipients, duration, queue and options lines."""
     audience = draft.target
     duration = seconds(ctx, draft, ab_presend.sent_now(draft, n), paid, ahead)

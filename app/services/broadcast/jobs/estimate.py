@@ -124,7 +124,8 @@ def estimate_seconds(recipients: int, parts: int, paid: bool, settings: dict, ah
     """Return seconds until `recipients` sends of `parts` messages each are done, after the jobs ahead of it.
 
     ``follow``: an album's keyboard message after each; the last one waits
-    its chat's pace after its album, so the job ends that much later.
+    its chat's pace after its album, so the job ends that much later (a job
+    ahead's last second is not counted: its items left are all Ahead holds).
     """
     waiting = sum(n * send_seconds(job_parts, job_paid, settings, job_follow, call_seconds)
                   for (job_paid, job_parts, job_follow), n in ahead.items())
