@@ -13,7 +13,7 @@ from app.services import audit, stats
 from app.services.broadcast.jobs import control
 from app.services.broadcast.jobs.offers import offers
 from app.services.broadcast.jobs.status import JobView, Offers, job_status
-from app.services.broadcast.reporting import clicks
+from app.services.broadcast.reporting import clicks, key_stats
 from app.services.broadcast.reporting.expiry_view import expiry_line
 from app.services.broadcast.reporting.progress import (
     action_counts,
@@ -96,7 +96,7 @@ def rerender(ctx: BotContext, job_id: int) -> None:
 def _view(job, lang: str) -> tuple[str, dict | None]:
     """Read what a job view shows and render it with the buttons that would act now."""
     now = db_utcnow()  # the job's times are the database's
-    status, author = job_status(job, now), job.created_by
+    status, author = job_status(job, now, buttons=key_stats.of_job(job)), job.created_by
     entries = audit.entries(status.id, limit=VIEW_AUDIT_ENTRIES)
     offer = offers(job)
     chart = status.sent > 0 and not status.is_action  # 📊 only for a broadcast that delivered something
@@ -126,7 +126,8 @@ def job_view_text(status: JobView, author: int | None, entries: list[dict], lang
     created = status.created_at.strftime("%Y-%m-%d %H:%M") if status.created_at else "-"
     common = dict(id=status.id, status=t(f"status_{status.status}", lang),
                   author=author if author is not None else t("job_author_unknown", lang),
-                  unsent=unsent_line(status, lang) + clicks_line(status, lang) + rules_lines(status, lang),
+                  unsent=unsent_line(status, lang) + clicks_line(status, lang)
+                  + key_stats.view_lines(status.buttons, status.id, lang) + rules_lines(status, lang),
                   rate=rate_text(status),
                   duration=format_duration(duration, lang), created=created, reason=reason,
                   audit=lines)

@@ -4,11 +4,18 @@ from __future__ import annotations
 from app.bot import ab_presend, presend_rules, segment_rows
 from app.bot.context import BotContext
 from app.models.audience import Audience
-from app.models.broadcast import CONTENT_ALBUM
+from app.models.broadcast import CONTENT_ALBUM, KIND_SEND
 from app.services.audience import segments
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
-from app.services.broadcast.jobs.estimate import capped_by_statements, estimate_seconds, format_estimate, send_rate
+from app.services.broadcast.jobs.estimate import (
+    Ahead,
+    capped_by_statements,
+    estimate_seconds,
+    follows,
+    format_estimate,
+    send_rate,
+)
 from app.services.broadcast.schedule.send_time import to_persian_digits
 
 SILENT, PROTECT = "silent", "protect"  # the toggles of send options: Draft fields of these names
@@ -19,7 +26,18 @@ def parts(draft: Draft) -> int:
     return len(draft.content.get("message_ids") or ()) or 1
 
 
-def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
+def seconds(ctx: BotContext, draft: Draft, recipients: int, paid: bool, ahead: Ahead) -> float:
+    """Return how long sending the draft to ``recipients`` takes after the queue, paced as the pump paces it.
+
+    An album with a keyboard sends its keyboard message after each album; this
+    process's typical call time stands for the pump's (both call one Bot API).
+    """
+    follow = follows(KIND_SEND, draft.content_type, draft.keyboard)
+    call = getattr(ctx.client, "typical_call_seconds", None)
+    return estimate_seconds(recipients, parts(draft), paid, ctx.settings, ahead, follow, call)
+
+
+def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: Ahead) -> str:
     """Render the screen above the paid lines and the closing question."""
     body = screen_text(ctx, draft, n, paid, ahead) + segment_rows.screen_lines(ctx, draft, n)
     if draft.variants:
@@ -33,15 +51,15 @@ def screen_body(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[t
     return body + presend_rules.lines(ctx.lang, draft, ctx.settings)
 
 
-def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: dict[tuple[bool, int], int]) -> str:
+def screen_text(ctx: BotContext, draft: Draft, n: int, paid: bool, ahead: Ahead) -> str:
     """Render the audience, recipients, duration, queue and options lines."""
     audience = draft.target
-    seconds = estimate_seconds(ab_presend.sent_now(draft, n), parts(draft), paid, ctx.settings, ahead)
+    duration = seconds(ctx, draft, ab_presend.sent_now(draft, n), paid, ahead)
     queued = sum(ahead.values())
     queue = ctx.text("wiz_queue_ahead", n=queued) if queued else ""
     return ctx.text(
         "wiz_preview", audience=ctx.text(f"aud_name_{audience.base}"), filters=filters_text(ctx, audience),
-        count=n, duration=format_estimate(seconds, ctx.lang), queue=queue + statement_cap_text(ctx, paid),
+        count=n, duration=format_estimate(duration, ctx.lang), queue=queue + statement_cap_text(ctx, paid),
         options=options_text(ctx, draft),
     )
 

@@ -30,7 +30,7 @@ from app.services.broadcast.actions import retry
 from app.services.broadcast.content import keyboard, variants
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs.draft import Draft
-from app.services.broadcast.jobs.estimate import estimate_seconds, format_estimate, pending_ahead
+from app.services.broadcast.jobs.estimate import format_estimate, pending_ahead
 from app.services.broadcast.sending import runner
 from app.texts import t
 
@@ -127,8 +127,7 @@ def _text(ctx: BotContext, job, reach: dict, draft: dict) -> str:
     if draft["include_unknown"] and reach["unknown"]:
         who.append(ctx.text("retry_who_unknown", n=reach["unknown"]))
     ahead = pending_ahead()
-    seconds = estimate_seconds(draft["count"], presend_text.parts(_as_draft(job)),
-                               draft["paid"], ctx.settings, ahead)
+    seconds = presend_text.seconds(ctx, _as_draft(job), draft["count"], draft["paid"], ahead)
     queued = sum(ahead.values())
     text = ctx.text("retry_screen", id=job.id, who=ctx.text("list_sep").join(who), count=draft["count"],
                     duration=format_estimate(seconds, ctx.lang),

@@ -23,7 +23,7 @@ from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs import purge as jobs_purge
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.status import job_status
-from app.services.broadcast.reporting import variant_stats
+from app.services.broadcast.reporting import key_stats, variant_stats
 from app.services.broadcast.schedule import releases
 from app.services.broadcast.schedule.send_time import SendTimeError, parse_iso
 from app.services.settings import load_settings
@@ -172,9 +172,10 @@ def list_jobs(as_json: bool, limit: int) -> None:
 @broadcast_group.command("status")
 @click.argument("job_id", type=JOB_ID, metavar="ID")
 def status_cmd(job_id: int) -> None:
-    """Print one job's counters, rate and ETA as JSON (with language variants: per variant too)."""
+    """Print one job's counters, rate and ETA as JSON (with language variants: per variant; a keyboard: per button)."""
     job = _existing_job(job_id)
-    echo_json(english_status(job_status(job, variants=variant_stats.counts(job)).as_dict()))
+    view = job_status(job, variants=variant_stats.counts(job), buttons=key_stats.of_job(job))
+    echo_json(english_status(view.as_dict()))
 
 
 def _transition(job_id: int, verb: str, action) -> None:

@@ -225,16 +225,17 @@ def running_job_id() -> int | None:
     return db.session.execute(select(J.id).where(J.status == RUNNING).order_by(J.id).limit(1)).scalar()
 
 
-def pending_ahead() -> list[tuple[bool, str, str, str | None, int]]:
-    """Return (paid, kind, content_type, source_message_ids, items left) of each queued and running job.
+def pending_ahead() -> list[tuple[bool, str, str, str | None, str | None, int]]:
+    """Return (paid, kind, content_type, source_message_ids, keyboard, items left) of each queued and running job.
 
     Items left are what processed_count does not count yet (an action job's
     gone and too_old items are done too): a new job waits for them.
     """
     left = J.total_count - sum(getattr(J, s.counter) for s in FINAL_STATUSES)
-    rows = db.session.execute(select(J.paid, J.kind, J.content_type, J.source_message_ids, left)
+    rows = db.session.execute(select(J.paid, J.kind, J.content_type, J.source_message_ids, J.keyboard, left)
                               .where(J.status.in_((QUEUED, RUNNING))))
-    return [(bool(paid), kind, content_type, ids, max(int(n or 0), 0)) for paid, kind, content_type, ids, n in rows]
+    return [(bool(paid), kind, content_type, ids, kb, max(int(n or 0), 0))
+            for paid, kind, content_type, ids, kb, n in rows]
 
 
 def stopped_with_orphans(now: datetime) -> list[int]:

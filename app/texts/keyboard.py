@@ -31,4 +31,16 @@ TEXTS: dict[str, dict[str, str]] = {
     "key_preview": {"fa": "این پیش‌نمایش است؛ در پیام کاربران این دکمه پاسخ می‌دهد یا برچسب می‌زند.",
                     "en": "This is the preview; in users' copies this button answers or tags."},
     "key_refused": {"fa": "این دکمه دیگر کاری انجام نمی‌دهد.", "en": "This button does nothing any more."},
+    # A keyboard's numbers per button (reporting/key_stats.py): the job view and the results picture.
+    "key_kind_url": {"fa": "لینک", "en": "link"},
+    "key_kind_tap": {"fa": "برچسب", "en": "tag"},
+    "key_kind_menu": {"fa": "منو", "en": "menu"},
+    "key_stat_url": {"fa": "«{text}» ({kind}): {clicks} کلیک، {first} کلیک اول",
+                     "en": "“{text}” ({kind}): {clicks} clicks, {first} first clicks"},
+    "key_stat_press": {"fa": "«{text}» ({kind}): {presses} بار زده شد", "en": "“{text}” ({kind}): {presses} presses"},
+    "key_stats_title": {"fa": "🔘 دکمه‌ها (پرکارترین اول):", "en": "🔘 Buttons (busiest first):"},
+    "key_stats_more": {"fa": "… و {n} دکمهٔ دیگر (همهٔ دکمه‌ها: broadcast status {id})",
+                       "en": "… and {n} more (every button: broadcast status {id})"},
+    "key_stats_copies": {"fa": "دکمه‌های کپی: {n} (تلگرام کپی‌کردن را به ربات خبر نمی‌دهد؛ شمرده نمی‌شوند)",
+                         "en": "Copy buttons: {n} (Telegram does not tell the bot of a copy: not counted)"},
 }

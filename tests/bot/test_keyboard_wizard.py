@@ -8,7 +8,7 @@ import pytest
 from app.services.audience import key_press
 from app.texts import t
 from tests.bot.test_wizard_album import send_album
-from tests.bot.wizard import all_jobs, last_answer, press, send, step_of, tap, texts_to
+from tests.bot.wizard import all_jobs, last_answer, press, screen, send, step_of, tap, texts_to
 from tests.conftest import ADMIN_ID
 from tests.factories import admin_state, create_users
 
@@ -62,6 +62,20 @@ def test_an_error_names_the_line_and_button_and_keeps_the_draft(client, simulato
     assert step_of() == "wiz:audience"
     assert json.loads(admin_state(ADMIN_ID).draft)["keyboard"] == {
         "rows": [[{"kind": "url", "text": "Shop", "url": "https://example.com"}]]}
+
+
+@pytest.mark.parametrize("keyboard, duration", [
+    (None, "≈ ۱۱ ثانیه"),  # 60 sends x 5 bot-wide slots at 29/s = 10.3 s
+    ("Shop - https://example.com/shop", "≈ ۱۶ ثانیه"),  # a fourth message: 60 x 7 slots = 14.5 s, and a second
+])
+def test_the_screen_of_an_album_counts_its_keyboard_message(client, simulator, keyboard, duration):
+    create_users(list(range(7001, 7061)))
+    send(client, simulator, "/broadcast")
+    send_album(client, simulator, "g-kb-eta")
+    if keyboard:
+        send(client, simulator, keyboard)
+    press(client, simulator, "w.aud:all")
+    assert screen(60, duration=duration, album=3) in texts_to(simulator)[-1]
 
 
 def test_an_album_takes_a_keyboard_that_follows_it_in_a_message_of_its_own(client, simulator):

@@ -2,7 +2,9 @@
 
 It follows the pump's slot model (app.services.broadcast.sending.slots): a send of k
 parts takes k slots of the job's own rate and books 2k - 1 slots of the
-bot-wide lane, so an album goes at the slower of the two.
+bot-wide lane, so an album goes at the slower of the two. An album's keyboard
+message is one more part, and its send holds its thread for its chat's pace
+too (sending/follow_up.py): the window's threads then bound the rate.
 """
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import math
 
 from app.models.broadcast import ACTION_KINDS, CONTENT_ALBUM
 from app.repository import broadcast_jobs as jobs_repo
+from app.services.broadcast.content import keyboard
 from app.services.broadcast.schedule.send_time import to_persian_digits
-from app.services.broadcast.sending import slots
+from app.services.broadcast.sending import follow_up, slots
 from app.texts import t
 
-# Items still to send, by (paid, messages per send).
-Ahead = dict[tuple[bool, int], int]
+# Items still to send, by (paid, messages per send, an album's keyboard message after them).
+Ahead = dict[tuple[bool, int, bool], int]
 # Telegram bills a paid broadcast per successful request beyond its regular
 # limits (TransactionPartnerTelegramApi.request_count), 0.1 Star each: failed
 # sends, edits, deletes and replies (none carries allow_paid_broadcast) are free.
@@ -102,15 +105,32 @@ def lane_rate(settings: dict, paid: bool) -> float:
     return float(settings["broadcast_paid_rate_per_second" if paid else "telegram_rate_per_second"])
 
 
-def send_seconds(parts: int, paid: bool, settings: dict) -> float:
-    """Return the seconds one recipient's send of `parts` messages takes at the current budget."""
-    return slots.seconds_per_send(parts, send_rate(settings, paid), lane_rate(settings, paid))
+def send_seconds(parts: int, paid: bool, settings: dict, follow: bool = False,
+                 call_seconds: float | None = None) -> float:
+    """Return the seconds one recipient's send of `parts` messages (and `follow`, a keyboard message) takes.
+
+    As the pump's Booker spaces them: the keyboard message is one more part,
+    and the send holds one of the window's threads for its calls
+    (``call_seconds``, the process's typical call; None: not timed yet) and
+    its chat's pace (follow_up.thread_seconds).
+    """
+    window = settings["broadcast_paid_concurrency" if paid else "broadcast_concurrency"]
+    thread = follow_up.thread_seconds(call_seconds, follow, paced=not paid) or 0.0
+    return slots.seconds_per_send(parts + follow, send_rate(settings, paid), lane_rate(settings, paid), thread, window)
 
 
-def estimate_seconds(recipients: int, parts: int, paid: bool, settings: dict, ahead: Ahead) -> float:
-    """Return seconds until `recipients` sends of `parts` messages each are done, after the jobs ahead of it."""
-    waiting = sum(n * send_seconds(job_parts, job_paid, settings) for (job_paid, job_parts), n in ahead.items())
-    return waiting + recipients * send_seconds(parts, paid, settings)
+def estimate_seconds(recipients: int, parts: int, paid: bool, settings: dict, ahead: Ahead, follow: bool = False,
+                     call_seconds: float | None = None) -> float:
+    """Return seconds until `recipients` sends of `parts` messages each are done, after the jobs ahead of it.
+
+    ``follow``: an album's keyboard message after each; the last one waits
+    its chat's pace after its album, so the job ends that much later (a job
+    ahead's last second is not counted: its items left are all Ahead holds).
+    """
+    waiting = sum(n * send_seconds(job_parts, job_paid, settings, job_follow, call_seconds)
+                  for (job_paid, job_parts, job_follow), n in ahead.items())
+    tail = follow_up.CHAT_SECONDS if follow and recipients and not paid else 0.0
+    return waiting + recipients * send_seconds(parts, paid, settings, follow, call_seconds) + tail
 
 
 def paid_messages(recipients: int, settings: dict) -> tuple[int, int]:
@@ -127,11 +147,11 @@ def paid_messages(recipients: int, settings: dict) -> tuple[int, int]:
 
 
 def pending_ahead() -> Ahead:
-    """Return the items queued and running jobs still have to send, by paid flag and messages per send."""
+    """Return the items queued and running jobs still have to send, by paid flag and the shape of a send."""
     ahead: Ahead = {}
-    for paid, kind, content_type, ids, left in jobs_repo.pending_ahead():
+    for paid, kind, content_type, ids, kb, left in jobs_repo.pending_ahead():
         if left:
-            key = (paid, parts_per_send(kind, content_type, ids))
+            key = (paid, parts_per_send(kind, content_type, ids), follows(kind, content_type, kb))
             ahead[key] = ahead.get(key, 0) + left
     return ahead
 
@@ -141,6 +161,12 @@ def parts_per_send(kind: str, content_type: str, source_message_ids: str | None)
     if content_type != CONTENT_ALBUM or kind in ACTION_KINDS or not source_message_ids:
         return 1  # an unsend or edit of an album is one call per recipient
     return len(json.loads(source_message_ids)) or 1
+
+
+def follows(kind: str, content_type: str, raw_keyboard: str | dict | None) -> bool:
+    """True when each send is an album followed by its keyboard message (content/methods.message_params)."""
+    kb = keyboard.load(raw_keyboard) if isinstance(raw_keyboard, str) else raw_keyboard
+    return content_type == CONTENT_ALBUM and kind not in ACTION_KINDS and bool(kb)
 
 
 def format_estimate(seconds: float, lang: str) -> str:

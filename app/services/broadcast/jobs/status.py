@@ -90,6 +90,8 @@ class JobView:
     exclude_segments: tuple[str, ...] = ()
     # A tag-on-tap button (app.services.audience.tap): its tag, verified presses and the users it tagged.
     tap: dict | None = None
+    # A keyboard's buttons in reading order, each with its numbers (reporting/key_stats.KeyStat), as given.
+    buttons: tuple | None = None
 
     @property
     def click_rate(self) -> float | None:
@@ -137,13 +139,16 @@ class JobView:
             "segment": self.segment, "exclude_segments": list(self.exclude_segments),
             **({"variants": self.variants} if self.variants is not None else {}),
             **({"tap": self.tap} if self.tap is not None else {}),
+            **({"buttons": [b.as_dict() for b in self.buttons]} if self.buttons is not None else {}),
         }
 
 
-def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict | None = None) -> JobView:
+def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict | None = None,
+               buttons: tuple | None = None) -> JobView:
     """Return the view of a job: its counters with pending / not sent, rate and ETA as of now (the database's).
 
-    variants: its items per language variant (app.services.broadcast.reporting.variant_stats), shown as given.
+    variants: its items per language variant (app.services.broadcast.reporting.variant_stats), shown as given;
+    buttons: its keyboard's numbers per button (app.services.broadcast.reporting.key_stats.of_job), likewise.
     """
     processed = job.processed_count
     unfinished = job.pending_count
@@ -184,6 +189,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         **_segments(job),
         tap={"tag": job.tap_tag, "presses": job.tap_presses or 0, "tagged": job.tap_tagged or 0}
         if job.tap_tag else None,
+        buttons=buttons,
     )
 
 

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 import jdatetime
 
-from app.services.broadcast.reporting import ab_chart
+from app.services.broadcast.reporting import ab_chart, key_chart
 from app.services.broadcast.reporting.chart_style import (
     BLUE,
     CARD,
@@ -23,6 +23,7 @@ from app.services.broadcast.reporting.chart_style import (
     MUTED,
     ORANGE,
     RED,
+    count_formatter,
     ident,
     number,
     percent,
@@ -39,8 +40,11 @@ WIDTH_IN, HEIGHT_IN, DPI = 10.0, 12.5, 100
 SECONDS_SPAN = 600  # under ten minutes the time axis shows seconds
 
 
-# Rows' heights: header, delivery, clicks, (an A/B test's versions,) the recent broadcasts.
+# Rows' heights: header, delivery, clicks, (a keyboard's buttons,) (an A/B test's versions,) the recent
+# broadcasts; and how many buttons the keyboard's panel shows (each bar a row of at least 20 px).
 ROWS, AB_ROWS = (0.5, 1.5, 1.1, 1.0), (0.45, 1.15, 0.8, 1.1, 0.8)
+KEY_ROWS, KEY_AB_ROWS = (0.45, 1.1, 0.75, 1.55, 0.8), (0.4, 0.85, 0.6, 1.25, 0.95, 0.7)
+KEY_BARS, KEY_AB_BARS = 12, 8
 
 
 def render_png(results: Results, lang: str) -> bytes:
@@ -57,14 +61,19 @@ def figure(results: Results, lang: str):
 
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, facecolor=CARD)
     FigureCanvasAgg(fig)
-    heights = AB_ROWS if results.ab else ROWS
-    grid = fig.add_gridspec(len(heights), 3, height_ratios=heights, hspace=0.6, wspace=0.35,
+    keys = key_chart.stats_of(results)
+    heights = (KEY_AB_ROWS if results.ab else KEY_ROWS) if keys else AB_ROWS if results.ab else ROWS
+    # Six rows are shorter: a wider gap keeps each row's axis labels clear of the next row's title.
+    grid = fig.add_gridspec(len(heights), 3, height_ratios=heights, hspace=0.6 if len(heights) < 6 else 0.85,
+                            wspace=0.35,
                             left=0.08, right=0.97, top=0.97, bottom=0.05)
     _header(fig.add_subplot(grid[0, :]), results, lang)
     _delivery(fig.add_subplot(grid[1, :]), results, lang)
-    _clicks(fig.add_subplot(grid[2, :]), results, lang)
+    _clicks(fig.add_subplot(grid[2, :]), results, lang, listed=not keys)
+    if keys:
+        key_chart.draw(fig.add_subplot(grid[3, :]), keys, lang, KEY_AB_BARS if results.ab else KEY_BARS)
     if results.ab:
-        ab_chart.draw(fig.add_subplot(grid[3, :]), results.ab, lang)
+        ab_chart.draw(fig.add_subplot(grid[-2, :]), results.ab, lang)
     _recent(fig, grid, results, lang)
     return fig
 
@@ -151,14 +160,14 @@ def _delivery(ax, r: Results, lang: str) -> None:
         ax.axvline(_aware(hold["at"]), color=RED, linestyle="--", linewidth=1.2,
                    label=t("chart_hold", lang) if n == 0 else None)
     ax.set_ylim(0, max(total, 1) * 1.08)
-    ax.yaxis.set_major_formatter(_count_formatter(lang))
+    ax.yaxis.set_major_formatter(count_formatter(lang))
     _time_axis(ax, lang, first, last)
     if r.pauses or r.holds:
         ax.legend(loc="lower right", frameon=False, fontsize=10, labelcolor=INK)
 
 
-def _clicks(ax, r: Results, lang: str) -> None:
-    """Draw clicks per time bucket, and each button's people and clicks."""
+def _clicks(ax, r: Results, lang: str, listed: bool = True) -> None:
+    """Draw clicks per time bucket, and each button's people and clicks (listed: a keyboard's have a panel)."""
     style(ax, t("chart_clicks_curve", lang), lang)
     if not r.buttons or not r.clicks.counts:
         ax.set_axis_off()
@@ -168,8 +177,10 @@ def _clicks(ax, r: Results, lang: str) -> None:
     times = _times(r.clicks)
     width = timedelta(seconds=r.clicks.seconds * 0.85)
     ax.bar(times, r.clicks.counts, width=width, align="edge", color=BLUE, alpha=0.85)
-    ax.yaxis.set_major_formatter(_count_formatter(lang))
+    ax.yaxis.set_major_formatter(count_formatter(lang))
     _time_axis(ax, lang, times[0], times[-1] + timedelta(seconds=r.clicks.seconds))
+    if not listed:
+        return
     # A direction mark first: a button named in the other script must not flip the line's order.
     mark = "\u200f" if lang == "fa" else "\u200e"
     lines = [mark + t("chart_button", lang, text=b["text"] or "—", unique=number(b["unique"], lang),
@@ -184,9 +195,9 @@ def _recent(fig, grid, r: Results, lang: str) -> None:
     rows = r.recent
     labels = [ident(row["id"], lang) for row in rows]
     colors = [BLUE if row["id"] == r.job_id else GREY for row in rows]
-    panels = [(t("chart_delivered", lang), [row["delivered"] for row in rows], _count_formatter(lang)),
+    panels = [(t("chart_delivered", lang), [row["delivered"] for row in rows], count_formatter(lang)),
               (t("chart_ctr", lang), [(row["ctr"] or 0) * 100 for row in rows], percent_formatter(lang)),
-              (t("chart_blocked_after", lang), [row["blocked_after"] for row in rows], _count_formatter(lang))]
+              (t("chart_blocked_after", lang), [row["blocked_after"] for row in rows], count_formatter(lang))]
     if lang == "fa":
         panels.reverse()
     top = 0.0
@@ -201,9 +212,3 @@ def _recent(fig, grid, r: Results, lang: str) -> None:
         ax.tick_params(axis="y", labelsize=8)
     fig.text(0.5, top + 0.045, t("chart_recent", lang), ha="center", fontsize=13, color=INK, weight="bold")
 
-
-def _count_formatter(lang: str):
-    """Return a tick formatter writing whole counts in the reader's digits."""
-    from matplotlib.ticker import FuncFormatter
-
-    return FuncFormatter(lambda x, _pos: number(int(x), lang) if x == int(x) else "")

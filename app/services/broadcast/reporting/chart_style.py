@@ -43,3 +43,10 @@ def percent_formatter(lang: str):
     from matplotlib.ticker import FuncFormatter
 
     return FuncFormatter(lambda x, _pos: percent(x / 100, lang))
+
+
+def count_formatter(lang: str):
+    """Return a tick formatter writing whole counts in the reader's digits."""
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda x, _pos: number(int(x), lang) if x == int(x) else "")

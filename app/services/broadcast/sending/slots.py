@@ -202,6 +202,11 @@ def claimed_at_most(rate: float, window: int, parts: int = 1) -> int:
     return min(max(1, int(BLOCK_SECONDS * rate / parts)), MAX_BLOCK_SENDS) + window
 
 
-def seconds_per_send(parts: int, own_rate: float, lane_rate: float) -> float:
-    """Return the seconds one recipient's send takes: a slot of its own rate per part, its span on the lane."""
-    return max(parts / own_rate, span_for(parts) / lane_rate)
+def seconds_per_send(parts: int, own_rate: float, lane_rate: float, thread_seconds: float = 0.0,
+                     window: int = 1) -> float:
+    """Return the seconds one recipient's send takes, as Booker.per_send spaces them.
+
+    A slot of its own rate per part, its span on the lane, and the window's
+    reach: ``window`` threads each held ``thread_seconds`` by a send.
+    """
+    return max(parts / own_rate, span_for(parts) / lane_rate, thread_seconds * WINDOW_MARGIN / window)
