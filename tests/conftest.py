@@ -54,7 +54,7 @@ SERIAL_FILES = frozenset({
     "tests/bot/test_wizard_e2e.py",
     "tests/broadcast/test_album_pump.py", "tests/broadcast/test_concurrency.py", "tests/broadcast/test_guarantees.py",
     "tests/broadcast/test_pump.py", "tests/broadcast/test_completion.py", "tests/broadcast/test_population_webhook.py",
-    "tests/broadcast/test_estimate_run.py", "tests/broadcast/test_db_cost.py",
+    "tests/broadcast/test_estimate_run.py", "tests/broadcast/test_db_cost.py", "tests/broadcast/test_action_landing.py",
     "tests/cli/test_pump_cmd.py",
     "tests/web/test_webhook_bounded.py", "tests/web/test_internal_pump.py",
     "tests/simulator/test_limits.py", "tests/simulator/test_faults.py",
