@@ -37,12 +37,15 @@ def _swap_buttons(with_variant: bool, where: str = "") -> None:
 
     A new table, copied and renamed, on both databases alike: the primary key changes, and nothing
     refers to this table (a copy of broadcast_jobs itself would cascade-delete every item, see 0013).
+    The new table's name differs each way: a renamed table keeps its foreign key's name, and MySQL
+    wants those unique in the schema.
     """
-    _buttons_table("broadcast_buttons_next", with_variant)
+    name = "broadcast_buttons_v27" if with_variant else "broadcast_buttons_v26"
+    _buttons_table(name, with_variant)
     columns = ", ".join(COUNTERS)
-    op.execute(f"INSERT INTO broadcast_buttons_next ({columns}) SELECT {columns} FROM broadcast_buttons {where}")
+    op.execute(f"INSERT INTO {name} ({columns}) SELECT {columns} FROM broadcast_buttons {where}")
     op.drop_table("broadcast_buttons")
-    op.rename_table("broadcast_buttons_next", "broadcast_buttons")
+    op.rename_table(name, "broadcast_buttons")
 
 
 def upgrade():

@@ -57,6 +57,13 @@ def rule(job: BroadcastJob) -> dict:
     return {"by": BY_BUTTON, "position": position, "text": ab_content.goal_label(job)}
 
 
+def rule_text(rule_info: dict) -> str:
+    """Return the winner's rule in English: "CTR", or "clicks on «TEXT» (button N)"."""
+    if rule_info["by"] == BY_CTR:
+        return "CTR (recipients who clicked any link, over delivered)"
+    return f"clicks on «{rule_info['text']}» (button {rule_info['position']}), over delivered"
+
+
 def _goes(job: BroadcastJob, winner_job: int | None):
     """Return (when the winner goes, as a word; its time in UTC when known)."""
     if job.ab_state == SENT:

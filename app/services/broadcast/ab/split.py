@@ -60,20 +60,14 @@ def create_test(*, audience: Audience | Target | str, texts: list, share, wait: 
     """
     checked, specs = specs_rules.check(texts)
     share = ab_versions.check_share(share)
-    copies = any(ab_content.COPY in spec for spec in specs.values())
-    if copies and copy_from is None:
-        raise ValueError(NEEDS_CHAT)
-    first = specs["A"].get(ab_content.COPY)
-    content = ({"type": "copy", "from_chat_id": copy_from, "message_id": first} if first else
-               {"type": "text", "text": checked["A"]})
-    audience, fields, _ = creation.check_content(audience, content, button_text, button_url, None, optout_button,
-                                                 keyboard=kb)
+    audience, fields, _ = creation.check_content(audience, _first_content(checked, specs, copy_from), button_text,
+                                                 button_url, None, optout_button, keyboard=kb)
     if "keyboard" in fields:  # the keyboard took the link button in as its first row
         button_text = button_url = None
     shared = keyboard.load(fields.get("keyboard"))
     check_tracked(specs, shared, bool(button_url))
     specs = ab_content.with_goal(specs, checked, specs_rules.resolve_goal(goal, specs, shared))
-    if copies:
+    if copy_from is not None:
         fields["from_chat_id"] = int(copy_from)
     now = db_utcnow()
     everyone = population.count_audience(audience, now)
@@ -95,6 +89,15 @@ def create_test(*, audience: Audience | Target | str, texts: list, share, wait: 
     creation.queue_populated(job, total, actor, action, detail)
     log.info("A/B test job %s created: %s versions, %s of %s users", job.id, len(checked), total, everyone)
     return job
+
+
+def _first_content(checked: dict[str, str], specs: dict[str, dict], copy_from: int | None) -> dict:
+    """Return version A as the job's content (a text, or a copied message), refusing copies without their chat."""
+    if copy_from is None and any(ab_content.COPY in spec for spec in specs.values()):
+        raise ValueError(NEEDS_CHAT)
+    first = specs["A"].get(ab_content.COPY)
+    return ({"type": "copy", "from_chat_id": copy_from, "message_id": first} if first else
+            {"type": "text", "text": checked["A"]})
 
 
 def create_from_draft(draft, texts: list, share, wait: timedelta, **who):
