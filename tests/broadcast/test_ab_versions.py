@@ -6,8 +6,10 @@ import json
 from datetime import timedelta
 
 import pytest
+from matplotlib.text import Text
 from sqlalchemy import select, update
 
+from app.bot import ab_screen
 from app.extensions import db
 from app.models import BroadcastButton, BroadcastItemClick, BroadcastJob, BroadcastJobItem
 from app.repository.db_clock import db_utcnow
@@ -15,7 +17,11 @@ from app.services.broadcast.ab import report, winner
 from app.services.broadcast.actions import retry
 from app.services.broadcast.jobs import control
 from app.services.broadcast.reporting import clicks
+from app.services.broadcast.reporting.chart import figure
+from app.services.broadcast.reporting.chart_style import number, percent
+from app.services.broadcast.reporting.results import compute
 from app.services.broadcast.sending.drain import pump
+from app.texts import t
 from tests.audience.helpers import ok
 from tests.broadcast.helpers import BASE_ID, create_users, engine_settings, reload
 from tests.conftest import ADMIN_ID
@@ -243,3 +249,25 @@ def test_the_same_text_with_other_buttons_is_a_version(tracked, runner):
     create_users(20)
     test_id = create(runner, "--ab", "Offer", "--ab", "Offer", *LINK, "--ab-key", "B", f"url:Shop|{SHOP_B}")
     assert json.loads(reload(test_id).variants) == {"A": "Offer", "B": "Offer"}
+
+
+@pytest.mark.parametrize("lang", ["fa", "en"])
+def test_the_job_view_and_the_picture_say_which_rule_picks_the_winner(tracked, runner, simulator, client, lang):
+    create_users(40)
+    keys = ("--key", "url:Read more|https://example.com/blog", "--key", "url:Buy|https://example.com/buy")
+    test_id = create(runner, "--ab", "Offer A", "--ab", "Offer B", *keys, "--ab-key", "B", "url:More|https://b.example",
+                     "--ab-key", "B", "url:Buy|https://example.com/buy-b", "--test-share", "50", "--winner-by", "2")
+    send(test_id)
+    tested, got = letters(test_id), copies(simulator)
+    clicks_on(client, got, [u for u, x in tested.items() if x == "A"][:6], 1)
+    clicks_on(client, got, [u for u, x in tested.items() if x == "B"][:3], 2)
+    view = ab_screen.versions_text(report.summary(reload(test_id)), lang)
+    assert t("ab_title", lang, share=50, n=2, rule=t("ab_rule_button", lang, text="Buy")) in view
+    assert t("ab_row_goal", lang, goal=3, text="Buy", rate="30.0") in view
+    results = compute(test_id)
+    drawn = [text.get_text() for text in figure(results, lang).findobj(Text)]
+    assert t("chart_ab_title_button", lang, share=number(50, lang), text="Buy") in drawn
+    assert t("chart_ab_bar", lang, ctr=percent(0.3, lang), clicks=number(3, lang), delivered=number(10, lang)) in drawn
+    # Each version's own buttons are listed with their version and their own counts.
+    assert [(b.get("version"), b["text"], b["unique"]) for b in results.buttons] == [
+        (None, "Read more", 6), (None, "Buy", 0), ("B", "More", 0), ("B", "Buy", 3)]
