@@ -13,7 +13,7 @@ from app.bot import ab_screen
 from app.extensions import db
 from app.models import BroadcastButton, BroadcastItemClick, BroadcastJob, BroadcastJobItem
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast.ab import report, winner
+from app.services.broadcast.ab import report, split, winner
 from app.services.broadcast.actions import retry
 from app.services.broadcast.jobs import control
 from app.services.broadcast.reporting import clicks
@@ -271,3 +271,20 @@ def test_the_job_view_and_the_picture_say_which_rule_picks_the_winner(tracked, r
     # Each version's own buttons are listed with their version and their own counts.
     assert [(b.get("version"), b["text"], b["unique"]) for b in results.buttons] == [
         (None, "Read more", 6), (None, "Buy", 0), ("B", "More", 0), ("B", "Buy", 3)]
+
+
+def test_a_text_version_beside_a_media_version_a_greets_by_name(tracked, simulator):
+    create_users(20)
+    photo = simulator.add_message(ADMIN_ID, caption="Photo offer", photo=True)
+    # The wizard's order: version A the admin's photo, B a text that greets (the CLI letters texts first).
+    job = split.create_test(audience="all", texts=[{"copy": photo, "caption": "Photo offer"}, "Hi {first_name}"],
+                            share=50, wait=timedelta(hours=2), button_text=None, button_url=None, created_by=1001,
+                            settings=SETTINGS, kb={"rows": [[{"kind": "url", "text": "Shop", "url": SHOP_A}]]},
+                            copy_from=ADMIN_ID)
+    assert (job.content_type, json.loads(job.variants)) == ("copy", {"A": "Photo offer", "B": "Hi {first_name}"})
+    send(job.id)
+    got = copies(simulator)
+    for user, letter in letters(job.id).items():
+        [copy] = got[user]
+        wanted = ("copyMessage", "Photo offer") if letter == "A" else ("sendMessage", f"Hi کاربر {user} 🎉")
+        assert (copy["method"], copy["caption"] if letter == "A" else copy["text"]) == wanted
