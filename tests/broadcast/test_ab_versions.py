@@ -13,6 +13,7 @@ from app.bot import ab_screen
 from app.extensions import db
 from app.models import BroadcastButton, BroadcastItemClick, BroadcastJob, BroadcastJobItem
 from app.repository.db_clock import db_utcnow
+from app.services.audience import key_press
 from app.services.broadcast.ab import report, split, winner
 from app.services.broadcast.actions import retry
 from app.services.broadcast.jobs import control
@@ -288,3 +289,20 @@ def test_a_text_version_beside_a_media_version_a_greets_by_name(tracked, simulat
         [copy] = got[user]
         wanted = ("copyMessage", "Photo offer") if letter == "A" else ("sendMessage", f"Hi کاربر {user} 🎉")
         assert (copy["method"], copy["caption"] if letter == "A" else copy["text"]) == wanted
+
+
+def test_a_press_on_a_versions_own_menu_button_answers_for_that_version_only(tracked, runner, simulator):
+    create_users(20)
+    test_id = create(runner, "--ab", "Offer A", "--ab", "Offer B", *LINK, "--ab-key", "B", f"url:Shop|{SHOP_B}",
+                     "--ab-key", "B", "menu:Hours|Sat–Wed", "--test-share", "50")
+    tested = letters(test_id)
+    user_a = next(u for u, v in tested.items() if v == "A")
+    user_b = next(u for u, v in tested.items() if v == "B")
+    data = key_press.callback_data(test_id, 2)
+    _, _, mac = key_press.parse_signed(data.split(":", 1)[1])
+    assert key_press.press(test_id, 2, mac, user_b) == ("menu", "Sat–Wed")
+    assert key_press.press(test_id, 2, mac, user_a) == (None, None), "A's keyboard has no button 2"
+    db.session.commit()
+    presses = db.session.execute(select(BroadcastButton.variant, BroadcastButton.presses)
+                                 .where(BroadcastButton.job_id == test_id, BroadcastButton.position == 2)).all()
+    assert presses == [("B", 1)]
