@@ -1,9 +1,11 @@
 """An A/B test on the pre-send screen: its versions side by side, the share in recipients, the wait, the winner rule."""
 from __future__ import annotations
 
+from app.bot import ab_extras
 from app.bot.ab_step import wait_text
 from app.bot.context import BotContext
 from app.services.broadcast.ab.versions import LETTERS, sample_size
+from app.services.broadcast.content import keyboard
 from app.services.broadcast.content.telegram_html import parse_html
 from app.services.broadcast.jobs.draft import Draft
 
@@ -36,8 +38,14 @@ def lines(ctx: BotContext, draft: Draft, n: int) -> str:
     ab = draft.ab
     versions, size = ab["versions"], sent_now(draft, n)
     text = ctx.text("ab_presend_title", share=ab["share"], count=n, size=size, k=len(versions))
-    for letter, html, got in zip(LETTERS, versions, per_version(size, len(versions)), strict=False):
-        text += ctx.text("ab_presend_row", v=letter, n=got, words=first_words(html))
+    keys = ab.get("keys", {})
+    for letter, version, got in zip(LETTERS, versions, per_version(size, len(versions)), strict=False):
+        words = (ctx.text("ab_presend_media", words=first_words(version["caption"])) if isinstance(version, dict)
+                 else first_words(version))
+        text += ctx.text("ab_presend_row", v=letter, n=got, words=words)
+        if letter in keys:
+            text += ctx.text("ab_presend_keys", labels=" · ".join(b["text"] for _, b in keyboard.buttons(keys[letter])))
+    text += ab_extras.rule_line(ctx, draft)
     text += ctx.text("ab_presend_winner", wait=wait_text(ab["wait"], ctx.lang), rest=n - size)
     if not enough(draft, n):
         text += ctx.text("ab_presend_few", share=ab["share"], count=n, size=size, k=len(versions))

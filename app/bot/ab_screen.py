@@ -38,10 +38,13 @@ def _winner_letter(job) -> str:
 
 def versions_text(info: dict, lang: str) -> str:
     """Render the versions side by side (pure): counts, CTR, the leader, the z-test, when the winner goes."""
-    out = t("ab_title", lang, share=info["share_percent"], n=len(info["versions"]))
+    rule = info["rule"]
+    out = t("ab_title", lang, share=info["share_percent"], n=len(info["versions"]), rule=rule_text(rule, lang))
     for v in info["versions"]:
         out += t("ab_row", lang, v=v["version"], recipients=v["recipients"], delivered=v["delivered"],
                  clicks=v["clicks"], ctr=f"{v['ctr'] * 100:.1f}")
+        if "goal_clicks" in v:
+            out += t("ab_row_goal", lang, goal=v["goal_clicks"], text=rule["text"], rate=f"{v['goal_rate'] * 100:.1f}")
     out += t("ab_leader", lang, v=info["leader"]) if info["leader"] else t("ab_no_leader", lang)
     p, test = info["test"]["p_value"], info["test"]
     shown = (t("ab_p_none", lang) if p is None else
@@ -50,6 +53,13 @@ def versions_text(info: dict, lang: str) -> str:
     wait = f"{(info['winner_after_seconds'] or 0) // 60} min"
     return out + t(_GOES[info["winner_goes"]], lang, v=info["winner"], job=info["winner_job"],
                    when=(info["winner_goes_at"] or "").replace("T", " ").rstrip("Z"), wait=wait)
+
+
+def rule_text(rule: dict, lang: str) -> str:
+    """Say what picks the winner: the CTR, or clicks on one button (by its text)."""
+    if rule["by"] == report.BY_BUTTON:
+        return t("ab_rule_button", lang, text=rule["text"])
+    return t("ab_rule_ctr", lang)
 
 
 @button("ab.pick")

@@ -5,9 +5,11 @@ Steps (admin_states; the draft's `ab` holds {"versions": [HTML, ...], "share": %
   wiz:ab_version  waiting for the next version's text (✅ ends the list, the fifth ends it too)
   wiz:ab_share    the test share's buttons
   wiz:ab_wait     the wait's buttons; then back to wiz:button for the link button the test needs
-Each version is checked by the rules `broadcast create --ab` applies (ab/versions.check_versions),
-and what cannot go with a test is refused as the CLI refuses it: language versions, media, a tag
-button or none, a schedule, auto-expiry. The Confirm calls the CLI's service (ab/split.create_from_draft).
+Each version is a text or a single media message, checked by the rules `broadcast create --ab` applies
+(ab/specs.check); a message in the keyboard builder's form gives the version saved last buttons of its
+own (app.bot.ab_extras). What cannot go with a test is refused as the CLI refuses it: language versions,
+an album, a tag button or none, a schedule, auto-expiry. The Confirm calls the CLI's service
+(ab/split.create_from_draft).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from datetime import timedelta
 
 from flask import current_app
 
-from app.bot import drafts
+from app.bot import ab_extras, drafts
 from app.bot.buttons import button
 from app.bot.callback_data import AB_SHARES, AB_WAITS, build
 from app.bot.context import BotContext
@@ -24,8 +26,8 @@ from app.bot.text_refusal import refuse_text
 from app.bot.wizard_state import DRAFT_ID, STEP_BUTTON, current_wizard_draft
 from app.models.broadcast import CONTENT_COPY, CONTENT_TEXT
 from app.services import admins, audit
-from app.services.broadcast.ab import split
-from app.services.broadcast.ab.versions import LETTERS, MAX_VERSIONS, MIN_VERSIONS, check_versions, parse_wait
+from app.services.broadcast.ab import specs, split
+from app.services.broadcast.ab.versions import LETTERS, MAX_VERSIONS, MIN_VERSIONS, parse_wait
 from app.services.broadcast.content import keyboard, text_rules
 from app.services.broadcast.jobs.draft import Draft
 from app.texts import t
@@ -33,13 +35,14 @@ from app.texts import t
 STEP_AB_VERSION, STEP_AB_SHARE, STEP_AB_WAIT = "wiz:ab_version", "wiz:ab_share", "wiz:ab_wait"
 
 
-def first_version(draft: Draft) -> str | None:
-    """Return the HTML of the admin's message as version A, or None when it is no text (a media message)."""
+def first_version(draft: Draft) -> str | dict | None:
+    """Return the admin's message as version A: its HTML, a media message's copy, or None (an album)."""
     content = draft.content or {}
     if content.get("type") == CONTENT_TEXT:
         return content["text"]
     if content.get("type") == CONTENT_COPY:
-        return draft.extra.get(drafts.MAIN_HTML)
+        html = draft.extra.get(drafts.MAIN_HTML)
+        return html if html is not None else {"copy": content["message_id"], "caption": ""}
     return None
 
 
@@ -66,36 +69,32 @@ def on_start(ctx: BotContext, token: str, _arg: object) -> None:
         return
     ctx.answer()
     first = first_version(draft)
-    # A test is a text broadcast: the message's HTML, with each version's text beside it.
-    content = {"type": CONTENT_TEXT, "text": first, "parse_mode": "HTML"}
+    # A text version A makes a text broadcast (the message's HTML); a media one stays the admin's message, copied.
+    content = {"type": CONTENT_TEXT, "text": first, "parse_mode": "HTML"} if isinstance(first, str) else draft.content
     draft = replace(draft, content=content, ab={"versions": [first]}, button_text=None, button_url=None, tap=None)
     admins.set_state(ctx.user_id, STEP_AB_VERSION, draft.to_json())
     ctx.reply("ab_ask_version", v=LETTERS[1], most=MAX_VERSIONS)
 
 
 def on_text(ctx: BotContext, draft: Draft) -> None:
-    """Take the next version's text, checked as `--ab` checks it; the fifth goes on to the test share."""
+    """Take the next version (a text or a media message, checked as `--ab` checks it), or the last one's buttons."""
     versions = list(draft.ab["versions"])
     letter = LETTERS[len(versions)]
     message = ctx.update.message
-    if message.text is None:
-        ctx.reply("ab_need_text", v=letter)
+    if message.text is not None and keyboard.looks_like_builder(message.text):
+        changed = ab_extras.own_buttons(ctx, draft, message.text)  # the version saved last gets its own buttons
+        if changed is not None:
+            admins.set_state(ctx.user_id, STEP_AB_VERSION, changed.to_json())
         return
+    version = _version_of(ctx, message, versions, letter)
+    if version is None:
+        return
+    draft = replace(draft, ab={**draft.ab, "versions": [*versions, version]})
     try:
-        text = text_rules.check(message.text_html)
-    except text_rules.TextRefused as exc:
-        refuse_text(ctx, exc, "ab_need_text")
-        return
-    same = [LETTERS[n] for n, known in enumerate(versions) if text_rules.check(known) == text]
-    if same:
-        ctx.reply("ab_same", v=same[0])
-        return
-    try:
-        check_versions([*versions, text])
+        specs.check(ab_extras.versions(draft))
     except ValueError as exc:
         ctx.reply("ab_refused", v=letter, reason=str(exc))
         return
-    draft = replace(draft, ab={**draft.ab, "versions": [*versions, text]})
     if len(versions) + 1 == MAX_VERSIONS:
         ask_share(ctx, draft)
         return
@@ -103,6 +102,26 @@ def on_text(ctx: BotContext, draft: Draft) -> None:
     done = {"inline_keyboard": [[{"text": t("btn_ab_done", ctx.lang), "callback_data": build(
         "ab_done", token=draft.draft_id)}]]}
     ctx.reply("ab_added", done, v=letter, letters=LETTERS[:len(versions) + 1], next=LETTERS[len(versions) + 1])
+
+
+def _version_of(ctx: BotContext, message, versions: list, letter: str) -> str | dict | None:
+    """Return the message as a version (its HTML, or a media message's copy); None once the refusal was said."""
+    if message.text is None:
+        if ab_extras.is_media(message) or message.media_group_id is not None:
+            return ab_extras.media_version(ctx, message)
+        ctx.reply("ab_need_text", v=letter)
+        return None
+    try:
+        text = text_rules.check(message.text_html)
+    except text_rules.TextRefused as exc:
+        refuse_text(ctx, exc, "ab_need_text")
+        return None
+    same = [LETTERS[n] for n, known in enumerate(versions) if isinstance(known, str)
+            and text_rules.check(known) == text]
+    if same:
+        ctx.reply("ab_same", v=same[0])
+        return None
+    return text
 
 
 @button("w.abv")
@@ -161,9 +180,14 @@ def wait_text(seconds: int, lang: str) -> str:
     return t("ab_minutes", lang, n=seconds // 60)
 
 
+def needs_shared_link(draft: Draft) -> bool:
+    """Tell whether a test's shared buttons need a link: some version has no buttons of its own."""
+    return bool(draft.ab) and len(draft.ab.get("keys", {})) < len(draft.ab["versions"])
+
+
 def button_refusal(draft: Draft, tap: dict | None, kb: dict | None = None) -> str | None:
     """Return why this draft cannot take these buttons: an A/B test counts clicks on a link, not a tag button."""
-    if not draft.ab:
+    if not needs_shared_link(draft):
         return None
     if kb is not None:
         return None if any(b["kind"] == "url" for _, b in keyboard.buttons(kb)) else "ab_need_link"
@@ -173,7 +197,8 @@ def button_refusal(draft: Draft, tap: dict | None, kb: dict | None = None) -> st
 def create(ctx: BotContext, draft: Draft):
     """Create the test as `broadcast create --ab` does, as this admin; its progress comes to this chat."""
     ab = draft.ab
-    return split.create_from_draft(draft, ab["versions"], ab["share"], timedelta(seconds=ab["wait"]),
+    # Media versions are the admin's own messages in this chat: their copies come from here.
+    return split.create_from_draft(draft, ab_extras.versions(draft), ab["share"], timedelta(seconds=ab["wait"]),
                                    created_by=ctx.user_id, settings=ctx.settings, lang=ctx.lang,
                                    actor=audit.admin_actor(ctx.user_id), progress_chat_id=ctx.chat_id,
-                                   action=audit.CONFIRMED)
+                                   action=audit.CONFIRMED, copy_from=ctx.chat_id, goal=ab.get("goal"))

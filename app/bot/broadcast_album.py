@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from app.bot import broadcast_wizard as wizard
 from app.bot import keyboards, presend
+from app.bot.ab_step import STEP_AB_VERSION
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
 from app.services import admins, albums
@@ -47,7 +48,8 @@ def on_part(ctx: BotContext, state: tuple[str, dict] | None) -> None:
         return
     step, current = state or (None, {})
     if step != wizard.STEP_MESSAGE:
-        ctx.reply("wiz_album_not_now")
+        # An A/B version: an album is never one (no button goes under it, so its clicks could not be counted).
+        ctx.reply("ab_album" if step == STEP_AB_VERSION else "wiz_album_not_now")
         return
     content = {"type": "album", "from_chat_id": message.chat.id, "media_group_id": message.media_group_id}
     draft_id = Draft.from_json(current).draft_id or new_token()

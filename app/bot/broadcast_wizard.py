@@ -124,7 +124,7 @@ def on_no_button(ctx: BotContext, token: str, _arg: object) -> None:
     draft = current_wizard_draft(ctx, (STEP_BUTTON,), DRAFT_ID, token)
     if draft is None:
         return
-    if draft.ab:
+    if ab_step.needs_shared_link(draft):
         ctx.answer("ab_need_link", alert=True)  # its winner is chosen by clicks on the link
         return
     ctx.answer()

@@ -29,6 +29,7 @@ _ID = re.compile(r"[1-9][0-9]{0,18}", re.ASCII)
 TOKEN_BYTES = 6  # 48 random bits: 8 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{8}", re.ASCII)
 _AB_PICK = re.compile(r"[1-9][0-9]{0,18}\.[A-E]", re.ASCII)
+_AB_GOAL = re.compile(r"0|[1-9][0-9]?|100", re.ASCII)  # a keyboard button's position (0: none, by CTR)
 
 # The pre-send screen's toggles: send options, languages, active/joined presets (app.bot.presend_keyboard),
 # and auto-expiry's T: off, 1, 6, 24, 47 hours (app.bot.presend_expiry).
@@ -74,6 +75,7 @@ DECLARED: tuple[Declaration, ...] = (
     # The wizard's A/B test: start it, "that is all the versions", the test share, the wait; bound to the draft.
     ("w.ab", "ab_start", None, True), ("w.abv", "ab_done", None, True),
     ("w.abs", "ab_share", "ab_share", True), ("w.abw", "ab_wait", "ab_wait", True),
+    ("w.abg", "ab_goal", "ab_goal", True),  # the pre-send screen: the winner by CTR (0) or by the button at a position
     # Recurring broadcasts (/recurring).
     ("rc.pause", "rec_pause", "id", False), ("rc.resume", "rec_resume", "id", False),
     ("rc.stop", "rec_stop", "id", False), ("rc.stop_yes", "rec_stop_yes", "id", False),
@@ -150,6 +152,7 @@ _ARGS = {
     "ab_pick": lambda raw: raw if _AB_PICK.fullmatch(raw) else None,
     "ab_share": lambda raw: raw if raw in AB_SHARES else None,
     "ab_wait": lambda raw: raw if raw in AB_WAITS else None,
+    "ab_goal": lambda raw: int(raw) if _AB_GOAL.fullmatch(raw) else None,
 }
 # What parse() and build() read: prefix -> (action, argument kind, carries a draft token).
 SPEC = declare(DECLARED)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import replace
 
-from app.bot import ab_presend, keyboards, presend_rules
+from app.bot import ab_extras, ab_presend, keyboards, presend_rules
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -41,6 +41,12 @@ def on_toggle(ctx: BotContext, token: str, option: str) -> None:
 def on_toggle_source(ctx: BotContext, token: str, source: str) -> None:
     """Add or remove one source filter and re-render the screen under a new preview id."""
     retoggle(ctx, token, lambda draft: draft.with_target(draft.target.toggle_source(source)))
+
+
+@button("w.abg")
+def on_goal(ctx: BotContext, token: str, position: int) -> None:
+    """Choose what picks an A/B test's winner (the CTR, or clicks on one button) and re-render the screen."""
+    retoggle(ctx, token, lambda draft: ab_extras.set_goal(draft, position) if draft.ab else draft)
 
 
 def retoggle(ctx: BotContext, token: str, change) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.bot import keyboards, presend_rules, segment_rows
+from app.bot import ab_extras, keyboards, presend_rules, segment_rows
 from app.bot.callback_data import build
 from app.bot.presend_text import PROTECT, SILENT
 from app.services import users
@@ -48,6 +48,7 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
     rows += [buttons[i:i + SOURCES_PER_ROW] for i in range(0, len(buttons), SOURCES_PER_ROW)]
     rows += segment_rows.screen_rows(lang, preview_id)
     rows += presend_rules.toggle_row(lang, draft, preview_id)
+    rows += ab_extras.goal_row(lang, draft, preview_id)  # an A/B test: what picks the winner
     last = keyboards.confirm(lang, preview_id, draft.confirm_id)["inline_keyboard"]
     # An A/B test is never scheduled (`--at` with `--ab` is refused too).
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule or bool(draft.ab))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from concurrent.futures import Future
+from dataclasses import replace
 
 from app.bot.callback_data import build
 from app.bot.context import BotContext
@@ -29,9 +30,14 @@ def send_preview(ctx: BotContext, draft: Draft) -> Future | tuple[Future, ...]:
         return album, ctx.outbox.send(ctx.chat_id, keyboard.note_of(draft.keyboard), reply_markup=markup)
     if draft.ab:
         sent = []
-        for letter, text in zip(LETTERS, draft.ab["versions"], strict=False):
+        keys = draft.ab.get("keys", {})
+        for letter, version in zip(LETTERS, draft.ab["versions"], strict=False):
             ctx.reply("ab_preview_label", v=letter)
-            sent.append(preview_of(ctx, content, markup, text))
+            own = preview_markup(replace(draft, button_text=None, keyboard=keys[letter])) if letter in keys else markup
+            if isinstance(version, dict):  # a media version: the admin's message, copied as it will go
+                sent.append(ctx.outbox.copy(ctx.chat_id, ctx.chat_id, version["copy"], reply_markup=own))
+            else:
+                sent.append(preview_of(ctx, {"type": "text", "text": version}, own, version))
         return tuple(sent)
     main = preview_of(ctx, content, markup, None)
     if not draft.variants:

@@ -11,6 +11,7 @@ from app.services.broadcast.jobs import control
 from app.services.settings import load_settings
 
 COLUMNS = ("version", "recipients", "delivered", "clicks", "ctr")
+GOAL_COLUMNS = ("button clicks", "button rate")  # with --winner-by: who clicked that button, over delivered
 GOES = {report.GOES_SENT: "sent to the rest as job {winner_job}", report.GOES_EMPTY: "chosen; nobody was left",
         report.GOES_ADMIN: "no clear leader when the wait ended: waiting for `broadcast ab-pick`",
         report.GOES_NEVER: "never: the test was cancelled", report.GOES_AT: "by cron at {winner_goes_at}",
@@ -29,9 +30,11 @@ def ab_cmd(job_id: int, as_json: bool) -> None:
     if as_json:
         echo_json(info)
         return
-    rows = [[v["version"], v["recipients"], v["delivered"], v["clicks"], f"{v['ctr'] * 100:.2f}%"]
-            for v in info["versions"]]
-    click.echo(render_table([c.upper() for c in COLUMNS], rows))
+    by_button = info["rule"]["by"] == report.BY_BUTTON
+    rows = [[v["version"], v["recipients"], v["delivered"], v["clicks"], f"{v['ctr'] * 100:.2f}%",
+             *([v["goal_clicks"], f"{v['goal_rate'] * 100:.2f}%"] if by_button else [])] for v in info["versions"]]
+    click.echo(render_table([c.upper() for c in COLUMNS + (GOAL_COLUMNS if by_button else ())], rows))
+    click.echo(f"winner by: {report.rule_text(info['rule'])}")
     click.echo(f"leader: {info['leader'] or 'none (no click, or a tie at the top)'}")
     click.echo(f"test: {report.TEST_NAME}: {report.p_text(info)}")
     winner_line = GOES[info["winner_goes"]].format(**info)

@@ -106,14 +106,17 @@ def _send_at(raw: str):
 @ab_create.ab_options
 def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
            button_url, keys, tap_text, tap_tag, tap_answer, created_by, langs, active_days, joined_days, sources,
-           silent, protect, urgent, unsubscribe, at, every, until, count, if_missed, expire_after, ab, test_share,
-           winner_after) -> None:
+           silent, protect, urgent, unsubscribe, at, every, until, count, if_missed, expire_after, ab, ab_copy, ab_key,
+           test_share, winner_after, winner_by) -> None:
     """Create and queue (or schedule, with --at; repeat, with --every) a broadcast; print the new id alone."""
     check_every(every, until, count, if_missed, at)
-    ab_create.check(click.get_current_context().params)  # --ab: an A/B test, each --ab a version's text
+    params = click.get_current_context().params
+    ab_create.check(params)  # --ab / --ab-copy: an A/B test, each one version
     if every is not None and expire_after is not None:
         raise click.UsageError("--expire-after deletes one broadcast's copies; it cannot be given with --every")
-    content = content_of(ab[0] if ab else text, copy_from, message_id, message_ids, copied_media)
+    # A test's draft holds its audience, buttons and options; its versions are the --ab / --ab-copy options.
+    content = ({"type": "text", "text": "A/B"} if ab_create.is_test(params)
+               else content_of(text, copy_from, message_id, message_ids, copied_media))
     try:
         checked = check_cli_pairs(variants, content)
     except VariantRefused as exc:
@@ -132,8 +135,8 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
                   variants=checked or None, silent=silent, protect=protect, urgent=urgent,
                   unsubscribe=unsubscribe, tap=tap, expire_after=after, keyboard=keyboard_of(keys)).with_target(target)
     draft = segment_draft(draft, audience, segment, excludes)
-    if ab:
-        return ab_create.create(draft, click.get_current_context().params)
+    if ab_create.is_test(params):
+        return ab_create.create(draft, params)
     if every is not None:
         create_series(draft, every, until, count, if_missed, created_by)
         return

@@ -245,6 +245,8 @@ class BroadcastJob(db.Model):
     ab_wait: Mapped[int | None] = mapped_column(Integer)
     ab_state: Mapped[str | None] = mapped_column(String(8), index=True)
     ab_winner: Mapped[str | None] = mapped_column(String(1))
+    # A version's own buttons, copied media and goal button, beyond its text (content/ab_content.py JSON). NULL: none.
+    ab_content: Mapped[str | None] = mapped_column(Text)
     # A winner job's test (the job whose versions it chose among).
     ab_of: Mapped[int | None] = mapped_column(BigInteger, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)

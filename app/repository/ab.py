@@ -16,12 +16,13 @@ from sqlalchemy.orm import aliased
 from app.extensions import db
 from app.models.audience import Audience
 from app.models.broadcast import COMPLETED, PENDING, SENT, BroadcastJob, BroadcastJobItem
+from app.models.broadcast_button import BroadcastItemClick
 from app.models.segment_rule import Target
 from app.models.user import User
 from app.repository.broadcast_population import audience_filter
 from app.repository.row_first import by_primary_key
 
-J, I = BroadcastJob, BroadcastJobItem  # noqa: E741  (short aliases keep the SQL readable)
+J, I, C = BroadcastJob, BroadcastJobItem, BroadcastItemClick  # noqa: E741  (short aliases keep the SQL readable)
 # The split's order: a hash of (job, user) in integer arithmetic both databases compute alike, every product
 # below 2**63. A prime just under 2**31, and multipliers below it; the square makes it more than a rotation.
 _P, _A, _B, _C = 2_147_483_629, 1_103_515_245, 1_664_525, 22_695_477
@@ -64,12 +65,19 @@ def populate_rest(job_id: int, test_id: int, audience: Audience | Target | str, 
     return db.session.execute(insert(I).from_select(["job_id", "user_id", "status"], rows)).rowcount
 
 
-def version_counts(job_id: int) -> list[tuple[str | None, int, int, int]]:
-    """Return (letter, recipients, delivered, unique clicks) per version of a test, in one GROUP BY over its items."""
+def version_counts(job_id: int, goal: int | None = None) -> list[tuple[str | None, int, int, int, int | None]]:
+    """Return (letter, recipients, delivered, unique clicks, clickers of the goal button) per version of a test.
+
+    One GROUP BY over its items; with a goal button, each item probes the
+    clicks table's primary key (item, position) once (a LEFT JOIN).
+    """
     delivered = func.sum(case((I.status == SENT, 1), else_=0))
-    rows = db.session.execute(select(I.variant, func.count(), delivered, func.count(I.clicked_at))
-                              .where(I.job_id == job_id).group_by(I.variant).order_by(I.variant))
-    return [(letter, n, int(sent or 0), clicks) for letter, n, sent, clicks in rows]
+    columns = [I.variant, func.count(), delivered, func.count(I.clicked_at)]
+    query = select(*columns)
+    if goal is not None:
+        query = select(*columns, func.count(C.item_id)).outerjoin(C, (C.item_id == I.id) & (C.position == goal))
+    rows = db.session.execute(query.where(I.job_id == job_id).group_by(I.variant).order_by(I.variant))
+    return [(row[0], row[1], int(row[2] or 0), row[3], row[4] if goal is not None else None) for row in rows]
 
 
 def tests_in(state: str) -> list[tuple[int, datetime | None, int | None]]:

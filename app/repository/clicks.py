@@ -13,19 +13,24 @@ I = BroadcastJobItem  # noqa: E741  (short alias keeps the SQL readable)
 J = BroadcastJob
 
 
-def click_target(item_id: int) -> tuple[int, int, str | None, str | None] | None:
-    """Return (job id, user id, the job's button URL, its keyboard) of an item, or None if none (one SELECT)."""
-    row = db.session.execute(select(I.job_id, I.user_id, J.button_url, J.keyboard).join(J, J.id == I.job_id)
-                             .where(I.id == item_id)).first()
-    return tuple(row) if row else None
+def click_target(item_id: int):
+    """Return (job id, user id, the item's variant, the job's buttons) of an item, or None if none (one SELECT).
+
+    The job's buttons: a row with button_url, keyboard and ab_content.
+    """
+    row = db.session.execute(select(I.job_id, I.user_id, I.variant, J.button_url, J.keyboard, J.ab_content)
+                             .join(J, J.id == I.job_id).where(I.id == item_id)).first()
+    return (row.job_id, row.user_id, row.variant, row) if row else None
 
 
-def record_click(job_id: int, item_id: int, now: datetime, position: int = 0) -> bool:
+def record_click(job_id: int, item_id: int, now: datetime, position: int = 0, variant: str = "") -> bool:
     """Count one click on the job (and on its keyboard button at position); True when it was the recipient's first.
 
     The recipient's first click on any of the copy's buttons sets their
     clicked_at (the job's unique clicks, its CTR); a keyboard button's row
-    also counts it as that button's first click. The button row comes last.
+    (variant: an A/B version's own keyboard, "" the job's) also counts it as
+    that button's first click, and (item, position) is kept once, so an A/B
+    test can rank versions by who clicked one button. The button rows come last.
 
     The guarded UPDATE decides "first" in the database, so two simultaneous
     first clicks of one recipient count one unique click. The job row is
@@ -38,7 +43,8 @@ def record_click(job_id: int, item_id: int, now: datetime, position: int = 0) ->
     if first:
         db.session.execute(update(J).where(J.id == job_id).values(clicks_unique=J.clicks_unique + 1))
     if position:
-        buttons.add_click(job_id, position, first)
+        buttons.add_click(job_id, position, first, variant)
+        buttons.add_clicker(item_id, position)
     return first
 
 

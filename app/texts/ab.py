@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 TEXTS: dict[str, dict[str, str]] = {
-    "ab_title": {"fa": "\n\n🧪 آزمون A/B — {share}٪ مخاطبان، {n} نسخه (برنده با نرخ کلیک)",
-                 "en": "\n\n🧪 A/B test — {share}% of the audience, {n} versions (winner by CTR)"},
+    "ab_title": {"fa": "\n\n🧪 آزمون A/B — {share}٪ مخاطبان، {n} نسخه (برنده با {rule})",
+                 "en": "\n\n🧪 A/B test — {share}% of the audience, {n} versions (winner by {rule})"},
+    "ab_rule_ctr": {"fa": "نرخ کلیک", "en": "CTR"},
+    "ab_rule_button": {"fa": "کلیک روی «{text}»", "en": "clicks on «{text}»"},
+    "ab_row_goal": {"fa": "، {goal} نفر روی «{text}» ({rate}٪)", "en": ", {goal} clicked «{text}» ({rate}%)"},
     "ab_row": {"fa": "\nنسخهٔ {v}: {recipients} گیرنده، {delivered} رسیده، {clicks} کلیک، نرخ کلیک {ctr}٪",
                "en": "\nVersion {v}: {recipients} recipients, {delivered} delivered, {clicks} clicks, CTR {ctr}%"},
     "ab_leader": {"fa": "\nپیشتاز: نسخهٔ {v}", "en": "\nLeader: version {v}"},

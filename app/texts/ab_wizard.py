@@ -4,18 +4,45 @@ from __future__ import annotations
 TEXTS: dict[str, dict[str, str]] = {
     "btn_ab": {"fa": "🆎 آزمون A/B", "en": "🆎 A/B test"},
     "ab_ask_version": {
-        "fa": "🆎 آزمون A/B: پیام شما نسخهٔ A است. متن نسخهٔ {v} را بفرستید (۲ تا {most} نسخه، هر کدام یک متن؛ "
-              "{{first_name}} نام هر گیرنده را می‌گذارد). هر کاربر فقط یک نسخه می‌گیرد، برای همیشه.",
-        "en": "🆎 A/B test: your message is version A. Send the text of version {v} (2 to {most} versions, each a "
-              "text; {{first_name}} puts each recipient's name). Each user gets one version, ever.",
+        "fa": "🆎 آزمون A/B: پیام شما نسخهٔ A است. نسخهٔ {v} را بفرستید: یک متن، یا یک عکس یا ویدیو با کپشن "
+              "(۲ تا {most} نسخه؛ {{first_name}} در متن نام هر گیرنده را می‌گذارد). برای دکمه‌های خودِ نسخهٔ "
+              "آخر، آن‌ها را به شکل «متن - https://…» بفرستید (هر ردیف یک خط)؛ بی‌آن، نسخه دکمه‌های مشترکِ "
+              "آخر کار را می‌گیرد. هر کاربر فقط یک نسخه می‌گیرد، برای همیشه.",
+        "en": "🆎 A/B test: your message is version A. Send version {v}: a text, or one photo or video with a "
+              "caption (2 to {most} versions; {{first_name}} in a text puts each recipient's name). To give the "
+              "version saved last buttons of its own, send them as “Text - https://…” (a row per line); without "
+              "them it carries the shared buttons you choose at the end. Each user gets one version, ever.",
     },
     "ab_added": {
-        "fa": "✅ نسخهٔ {v} ثبت شد. نسخه‌ها: {letters}.\nمتن نسخهٔ {next} را بفرستید، یا «✅ نسخه‌ها همین‌ها» را بزنید.",
-        "en": "✅ Version {v} is saved. Versions: {letters}.\nSend the text of version {next}, or tap “✅ That's all”.",
+        "fa": "✅ نسخهٔ {v} ثبت شد. نسخه‌ها: {letters}.\nنسخهٔ {next} را بفرستید (متن یا رسانه)، یا دکمه‌های خودِ "
+              "نسخهٔ {v} را («متن - https://…»)، یا «✅ نسخه‌ها همین‌ها» را بزنید.",
+        "en": "✅ Version {v} is saved. Versions: {letters}.\nSend version {next} (a text or a media message), "
+              "or version {v}'s own buttons (“Text - https://…”), or tap “✅ That's all”.",
+    },
+    "ab_keys_saved": {
+        "fa": "✅ نسخهٔ {v} دکمه‌های خودش را دارد: {labels}. نسخهٔ بعد را بفرستید، یا از دو نسخه به بعد «✅ نسخه‌ها "
+              "همین‌ها» را بزنید.",
+        "en": "✅ Version {v} has buttons of its own: {labels}. Send the next version, or (from two versions on) "
+              "tap “✅ That's all”.",
+    },
+    "ab_keys_refused": {"fa": "❌ دکمه‌های نسخهٔ {v} پذیرفته نشد: {reason}",
+                        "en": "❌ Version {v}'s buttons are refused: {reason}"},
+    "ab_keys_need_link": {
+        "fa": "❌ دکمه‌های نسخهٔ {v} لینکی ندارند، پس کلیک‌هایش شمرده نمی‌شود. دست‌کم یک دکمهٔ لینک بگذارید "
+              "(متن - https://…).",
+        "en": "❌ Version {v}'s buttons have no link, so its clicks could not be counted. Put at least one link "
+              "button (Text - https://…).",
+    },
+    "ab_album": {
+        "fa": "❌ آلبوم نمی‌تواند نسخهٔ آزمون باشد: تلگرام زیر آلبوم دکمه‌ای نمی‌گذارد، پس کلیک‌هایش شمرده نمی‌شود. "
+              "یک عکس یا ویدیو با کپشن بفرستید.",
+        "en": "❌ An album cannot be a version: Telegram puts no button under an album, so its clicks could not be "
+              "counted. Send one photo or video with a caption.",
     },
     "btn_ab_done": {"fa": "✅ نسخه‌ها همین‌ها", "en": "✅ That's all"},
-    "ab_need_text": {"fa": "❌ هر نسخهٔ آزمون A/B یک متن است (نه عکس یا فایل). متن نسخه را بفرستید.",
-                     "en": "❌ Each version of an A/B test is a text (not a photo or file). Send the version's text."},
+    "ab_need_text": {"fa": "❌ هر نسخهٔ آزمون A/B یک متن یا یک عکس، ویدیو یا فایل (با کپشنش) است. نسخه را بفرستید.",
+                     "en": "❌ Each version of an A/B test is a text or one photo, video or file (with its caption). "
+                           "Send the version."},
     "ab_same": {"fa": "❌ این متن همان نسخهٔ {v} است؛ نسخه‌ها باید با هم فرق کنند. متن دیگری بفرستید.",
                 "en": "❌ This text is version {v} again; the versions must differ. Send another text."},
     "ab_refused": {"fa": "❌ نسخهٔ {v} پذیرفته نشد ({reason}). متن دیگری بفرستید.",
@@ -31,11 +58,12 @@ TEXTS: dict[str, dict[str, str]] = {
     "btn_ab_share": {"fa": "{p}٪", "en": "{p}%"},
     "ab_ask_wait": {
         "fa": "سهم آزمون: {p}٪.\nبرنده چه مدت پس از پایان ارسال آزمون برای بقیه برود؟ برنده نسخه‌ای است که نرخ "
-              "کلیکش (کلیک یکتا روی دکمهٔ لینک ÷ رسیده) بیشتر است؛ کران آن را خودکار می‌فرستد و اگر پیشتاز روشنی "
-              "نباشد (هیچ کلیک یا نرخ برابر) از شما می‌پرسد.",
+              "کلیکش (کلیک یکتا روی دکمهٔ لینک ÷ رسیده) بیشتر است، یا در صفحهٔ آخر: کلیک روی یک دکمهٔ انتخابی؛ "
+              "کران آن را خودکار می‌فرستد و اگر پیشتاز روشنی نباشد (هیچ کلیک یا نرخ برابر) از شما می‌پرسد.",
         "en": "Test share: {p}%.\nHow long after the test finishes sending should the winner go to the rest? The "
-              "winner is the version with the best CTR (unique clicks on the link button ÷ delivered); cron sends "
-              "it automatically, and asks you when no version leads (no click, or a tie).",
+              "winner is the version with the best CTR (unique clicks on the link button ÷ delivered), or, on the "
+              "last screen, by clicks on one button you choose; cron sends it automatically, and asks you when no "
+              "version leads (no click, or a tie).",
     },
     "ab_hours": {"fa": "{n} ساعت", "en": "{n} h"},
     "ab_minutes": {"fa": "{n} دقیقه", "en": "{n} min"},
@@ -58,10 +86,10 @@ TEXTS: dict[str, dict[str, str]] = {
               "/broadcast again and add no language version.",
     },
     "ab_media": {
-        "fa": "❌ نسخه‌های آزمون A/B متن‌اند و این پیام رسانه است. برای آزمون، /broadcast را بزنید و یک پیام متنی "
-              "بفرستید.",
-        "en": "❌ An A/B test's versions are texts and this message is media. For a test, start /broadcast and "
-              "send a text message.",
+        "fa": "❌ آلبوم نمی‌تواند آزمون A/B شود: تلگرام زیر آلبوم دکمه‌ای نمی‌گذارد، پس کلیک‌هایش شمرده نمی‌شود. "
+              "/broadcast را بزنید و یک متن یا یک عکس یا ویدیو بفرستید.",
+        "en": "❌ An album cannot be an A/B test: Telegram puts no button under an album, so its clicks could not be "
+              "counted. Start /broadcast and send a text or one photo or video.",
     },
     "ab_no_public_url": {
         "fa": "❌ آزمون A/B برنده را با کلیک انتخاب می‌کند و کلیک‌ها فقط با PUBLIC_URL شمرده می‌شوند: آن را در "
@@ -79,13 +107,20 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "\n🆎 A/B test, {k} versions: {share}% of {count} = {size} recipients now, split evenly at random:",
     },
     "ab_presend_row": {"fa": "\n• نسخهٔ {v} ({n} نفر): {words}", "en": "\n• Version {v} ({n} recipients): {words}"},
+    "ab_presend_media": {"fa": "📎 رسانه: {words}", "en": "📎 media: {words}"},
+    "ab_presend_keys": {"fa": "\n   دکمه‌های خودش: {labels}", "en": "\n   its own buttons: {labels}"},
+    "ab_presend_rule_ctr": {"fa": "\n🏆 برنده: بیشترین نرخ کلیک (کلیک یکتا روی هر لینک ÷ رسیده).",
+                            "en": "\n🏆 Winner: the best CTR (unique clicks on any link ÷ delivered)."},
+    "ab_presend_rule_button": {"fa": "\n🏆 برنده: بیشترین سهم گیرندگانی که روی «{text}» زده‌اند (÷ رسیده).",
+                               "en": "\n🏆 Winner: the largest share of recipients who clicked «{text}» (÷ delivered)."},
+    "btn_ab_goal_ctr": {"fa": "🏆 نرخ کلیک", "en": "🏆 by CTR"},
+    "btn_ab_goal": {"fa": "🏆 «{text}»", "en": "🏆 by «{text}»"},
     "ab_presend_winner": {
-        "fa": "\n🏆 برنده: بیشترین نرخ کلیک. {wait} پس از پایان ارسال آزمون، کران آن را برای بقیه (اکنون "
-              "{rest} نفر) می‌فرستد؛ بی‌پیشتاز روشن، از شما می‌پرسد. اطمینان (آزمون z دو نسبت) پس از نتیجه در "
-              "صفحهٔ ارسال و نمودار می‌آید.",
-        "en": "\n🏆 Winner: the best CTR. {wait} after the test finishes sending, cron sends it to the rest (now "
-              "{rest}); with no clear leader it asks you. The confidence (two-proportion z-test) shows once there "
-              "are results, in the job view and the chart.",
+        "fa": "\n{wait} پس از پایان ارسال آزمون، کران برنده را برای بقیه (اکنون {rest} نفر) می‌فرستد؛ بی‌پیشتاز "
+              "روشن، از شما می‌پرسد. اطمینان (آزمون z دو نسبت) پس از نتیجه در صفحهٔ ارسال و نمودار می‌آید.",
+        "en": "\n{wait} after the test finishes sending, cron sends the winner to the rest (now {rest}); with no "
+              "clear leader it asks you. The confidence (two-proportion z-test) shows once there are results, in "
+              "the job view and the chart.",
     },
     "ab_presend_few": {
         "fa": "\n❌ {share}٪ از {count} نفر {size} نفر است: کمتر از یک نفر برای هر نسخه ({k}). مخاطبان بیشتری "

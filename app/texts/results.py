@@ -35,6 +35,8 @@ TEXTS: dict[str, dict[str, str]] = {
     # The A/B panel (reporting/ab_chart.py) and a winner job's header.
     "chart_ab_title": {"fa": "آزمون A/B — {share}٪ مخاطبان؛ نرخ کلیک هر نسخه",
                        "en": "A/B test — {share}% of the audience; each version's CTR"},
+    "chart_ab_title_button": {"fa": "آزمون A/B — {share}٪ مخاطبان؛ سهم کلیک روی «{text}» در هر نسخه",
+                              "en": "A/B test — {share}% of the audience; each version's share clicking «{text}»"},
     "chart_ab_bar": {"fa": "{ctr} — {clicks} کلیک از {delivered} رسیده",
                      "en": "{ctr} — {clicks} clicks of {delivered} delivered"},
     "chart_ab_test": {"fa": "آزمون z دو نسبت (تجمیعی)، پیشتاز در برابر دومی: {p}",

@@ -30,6 +30,7 @@ WIRE = {
     "ab.pick": ("ab_pick", "ab_pick", False),
     "w.ab": ("ab_start", None, True), "w.abv": ("ab_done", None, True),
     "w.abs": ("ab_share", "ab_share", True), "w.abw": ("ab_wait", "ab_wait", True),
+    "w.abg": ("ab_goal", "ab_goal", True),
     "rc.pause": ("rec_pause", "id", False), "rc.resume": ("rec_resume", "id", False),
     "rc.stop": ("rec_stop", "id", False), "rc.stop_yes": ("rec_stop_yes", "id", False),
     "rc.back": ("rec_back", "id", False),

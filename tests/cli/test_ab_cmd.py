@@ -54,7 +54,7 @@ def test_options_that_cannot_go_with_ab_are_refused(tracked, runner, args):
 
 def test_share_without_ab_is_refused(runner):
     result = create(runner, "--text", "x", "--test-share", "10")
-    assert result.exit_code == 2 and "go with --ab" in result.output
+    assert result.exit_code == 2 and "goes with --ab" in result.output
 
 
 def test_create_view_and_pick(tracked, runner):

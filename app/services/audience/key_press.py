@@ -22,11 +22,10 @@ from flask import current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
-from app.models.broadcast import BroadcastJob
+from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.repository import buttons as buttons_repo
 from app.services.audience import tags
-from app.services.audience.tap import is_recipient
-from app.services.broadcast.content import keyboard
+from app.services.broadcast.content import ab_content, keyboard
 
 PREFIX = "b.key"
 KEY_LABEL = b"key-v1"
@@ -61,12 +60,18 @@ def press(job_id: int, position: int, mac: str, user_id: int) -> tuple[str | Non
     """
     if not hmac.compare_digest(mac, _mac(job_id, position)):
         return None, None
-    raw = db.session.execute(select(BroadcastJob.keyboard).where(BroadcastJob.id == job_id)).scalar()
-    found = dict(keyboard.buttons(keyboard.load(raw))).get(position)
-    if found is None or found["kind"] not in ("tap", "menu") or not is_recipient(job_id, user_id):
+    job = db.session.execute(select(BroadcastJob.keyboard, BroadcastJob.ab_content)
+                             .where(BroadcastJob.id == job_id)).first()
+    item = db.session.execute(select(BroadcastJobItem.variant).where(
+        BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)).first()
+    if job is None or item is None:  # no such job, or the presser was not sent it
+        return None, None
+    # The presser's A/B version picks the keyboard (its own buttons, or the job's).
+    found = dict(keyboard.buttons(ab_content.keyboard_for(job, item.variant))).get(position)
+    if found is None or found["kind"] not in ("tap", "menu"):
         return None, None
     tagged = found["kind"] == "tap" and tags.tag_user(user_id, found["tag"], tags.ORIGIN_BUTTON)
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
         tap_presses=BroadcastJob.tap_presses + 1, tap_tagged=BroadcastJob.tap_tagged + int(bool(tagged))))
-    buttons_repo.add_press(job_id, position)
+    buttons_repo.add_press(job_id, position, ab_content.counter_variant(job, item.variant))
     return found["kind"], found.get("answer")

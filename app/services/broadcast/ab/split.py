@@ -21,8 +21,9 @@ from app.repository import broadcast_population as population
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
+from app.services.broadcast.ab import specs as specs_rules
 from app.services.broadcast.ab import versions as ab_versions
-from app.services.broadcast.content import keyboard
+from app.services.broadcast.content import ab_content, keyboard
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.population import discard_draft
@@ -30,33 +31,44 @@ from app.services.broadcast.jobs.population import discard_draft
 log = logging.getLogger(__name__)
 NEEDS_TRACKING = ("an A/B test picks its winner by clicks: it needs a link button (--button-text, --button-url) "
                   "and PUBLIC_URL set, so each copy's link is tracked")
+NEEDS_CHAT = "a copied version needs --copy-from CHAT_ID: the chat that holds its message"
 
 
-def check_tracked(button_text: str | None, button_url: str | None, kb: dict | None = None) -> None:
-    """Refuse, in one line, a test whose clicks could not be counted: no link button, or no PUBLIC_URL."""
-    linked = (button_text and button_url) or any(b["kind"] == "url" for _, b in keyboard.buttons(kb))
-    if not linked or not current_app.config.get("PUBLIC_URL"):
+def check_tracked(specs: dict[str, dict], shared: dict | None, shared_link: bool) -> None:
+    """Refuse, in one line, a test whose clicks could not be counted: a version without a link, or no PUBLIC_URL."""
+    missing = specs_rules.unlinked(specs, shared, shared_link)
+    if len(missing) == len(specs) or not current_app.config.get("PUBLIC_URL"):
         raise ValueError(NEEDS_TRACKING)
+    if missing:
+        raise ValueError(f"version {missing[0]}'s own buttons have no link: its clicks could not be counted; "
+                         f"give it a url button (--ab-key {missing[0]} 'url:TEXT|URL')")
 
 
-def create_test(*, audience: Audience | Target | str, texts: list[str], share, wait: timedelta,
+def create_test(*, audience: Audience | Target | str, texts: list, share, wait: timedelta,
                 button_text: str | None, button_url: str | None, created_by: int | None,
                 settings: dict | None = None, lang: str = "fa", actor: str | None = None, silent: bool = False,
                 protect: bool = False, urgent: bool = False, optout_button: bool | None = None,
-                progress_chat_id: int | None = None, action: str = audit.CREATED, kb: dict | None = None):
+                progress_chat_id: int | None = None, action: str = audit.CREATED, kb: dict | None = None,
+                copy_from: int | None = None, goal=None):
     """Create and queue an A/B test job (ValueError in one line when refused); return it.
 
-    Version A's text is the job's own text, and every version, A included,
-    is in `variants` under its letter: each item's letter picks its copy.
+    texts: the versions (ab/specs.py: a text, or a dict with a copied
+    message and its own buttons); copy_from: the chat copies come from; goal:
+    the button (position or text) whose clickers pick the winner (None: CTR).
+    Version A is the job's own content, and every version, A included, is in
+    `variants` under its letter: each item's letter picks its copy.
     """
-    checked = ab_versions.check_versions(texts)
+    checked, specs = specs_rules.check(texts)
     share = ab_versions.check_share(share)
-    check_tracked(button_text, button_url, kb)
-    content = {"type": "text", "text": checked["A"]}
-    audience, fields, _ = creation.check_content(audience, content, button_text, button_url, None, optout_button,
-                                                 keyboard=kb)
+    audience, fields, _ = creation.check_content(audience, _first_content(checked, specs, copy_from), button_text,
+                                                 button_url, None, optout_button, keyboard=kb)
     if "keyboard" in fields:  # the keyboard took the link button in as its first row
         button_text = button_url = None
+    shared = keyboard.load(fields.get("keyboard"))
+    check_tracked(specs, shared, bool(button_url))
+    specs = ab_content.with_goal(specs, checked, specs_rules.resolve_goal(goal, specs, shared))
+    if copy_from is not None:
+        fields["from_chat_id"] = int(copy_from)
     now = db_utcnow()
     everyone = population.count_audience(audience, now)
     size = ab_versions.sample_size(everyone, share)
@@ -67,8 +79,8 @@ def create_test(*, audience: Audience | Target | str, texts: list[str], share, w
     job = creation.insert_draft(settings, **creation.audience_columns(audience), silent=bool(silent),
                                 protect=bool(protect), created_by=created_by, button_text=button_text,
                                 button_url=button_url, progress_chat_id=progress_chat_id, progress_lang=lang,
-                                created_at=now,
-                                variants=variants_service.dump(checked), urgent=bool(urgent),
+                                created_at=now, variants=variants_service.dump(checked),
+                                ab_content=ab_content.dump(specs), urgent=bool(urgent),
                                 optout_button=optout_button, ab_share=share, ab_wait=int(wait.total_seconds()),
                                 ab_state=ab_versions.TESTING, **fields)
     total = _populate(job.id, audience, now, "".join(checked), size)
@@ -79,11 +91,21 @@ def create_test(*, audience: Audience | Target | str, texts: list[str], share, w
     return job
 
 
-def create_from_draft(draft, texts: list[str], share, wait: timedelta, **who):
+def _first_content(checked: dict[str, str], specs: dict[str, dict], copy_from: int | None) -> dict:
+    """Return version A as the job's content (a text, or a copied message), refusing copies without their chat."""
+    if copy_from is None and any(ab_content.COPY in spec for spec in specs.values()):
+        raise ValueError(NEEDS_CHAT)
+    first = specs["A"].get(ab_content.COPY)
+    return ({"type": "copy", "from_chat_id": copy_from, "message_id": first} if first else
+            {"type": "text", "text": checked["A"]})
+
+
+def create_from_draft(draft, texts: list, share, wait: timedelta, **who):
     """Create the A/B test a wizard or CLI draft describes (its audience, button and send options) with these versions.
 
     `broadcast create --ab` and the wizard's Confirm both come here; who:
-    created_by, settings, lang, actor, and optionally progress_chat_id, action.
+    created_by, settings, lang, actor, and optionally progress_chat_id,
+    action, copy_from (the chat copied versions come from), goal.
     """
     return create_test(audience=segments.of_draft(draft), texts=list(texts), share=share, wait=wait,
                        button_text=draft.button_text, button_url=draft.button_url, silent=draft.silent,

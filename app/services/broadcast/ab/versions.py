@@ -1,16 +1,16 @@
 """An A/B test's input rules (pure): 2-5 versions lettered A..E, the test share, the wait before the winner goes.
 
-The versions live in the job's `variants` JSON ({"A": text, "B": text, ...})
-and each item's `variant` column holds its recipient's letter, so a version's
-copies are built by the same per-variant path as language variants
-(content/methods.by_variant), and a retry keeps each recipient's version.
+The versions live in the job's `variants` JSON ({"A": text, "B": text, ...};
+what else a version carries, its own buttons or copied media, in
+`ab_content`: ab/specs.py, content/ab_content.py) and each item's `variant`
+column holds its recipient's letter, so a version's copies are built by the
+per-variant path (content/methods.by_variant), and a retry keeps each
+recipient's version.
 """
 from __future__ import annotations
 
 import re
 from datetime import timedelta
-
-from app.services.broadcast.content import text_rules
 
 LETTERS = "ABCDE"
 MIN_VERSIONS, MAX_VERSIONS = 2, len(LETTERS)
@@ -20,22 +20,6 @@ _WAIT = re.compile(r"^\s*(\d{1,5})\s*([mhd])\s*$", re.IGNORECASE)
 # (an admin picks); the winner job was made (or nobody was left to send it to).
 TESTING, ASKED, SENT = "testing", "asked", "sent"
 OPEN_STATES = (TESTING, ASKED)
-
-
-def check_versions(texts) -> dict[str, str]:
-    """Return {letter: checked HTML} for 2-5 texts, or raise ValueError in one line."""
-    texts = list(texts)
-    if not MIN_VERSIONS <= len(texts) <= MAX_VERSIONS:
-        raise ValueError(f"an A/B test has {MIN_VERSIONS} to {MAX_VERSIONS} versions (--ab), got {len(texts)}")
-    checked = {}
-    for letter, text in zip(LETTERS, texts, strict=False):
-        try:
-            checked[letter] = text_rules.check(text)
-        except ValueError as exc:
-            raise ValueError(f"version {letter}: {exc}") from None
-    if len(set(checked.values())) < len(checked):
-        raise ValueError("two versions have the same text: each version must differ")
-    return checked
 
 
 def check_share(share) -> int:

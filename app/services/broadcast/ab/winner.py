@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 
 from app.extensions import db
 from app.models.audience import Audience
-from app.models.broadcast import CANCELLED, DRAFT, SCHEDULED, BroadcastJob
+from app.models.broadcast import CANCELLED, CONTENT_COPY, CONTENT_TEXT, DRAFT, SCHEDULED, BroadcastJob
 from app.models.segment_rule import Target
 from app.repository import ab as repo
 from app.repository import broadcast_jobs as jobs_repo
@@ -29,6 +29,7 @@ from app.repository.deadlocks import in_transaction
 from app.services import audit
 from app.services.broadcast.ab import stats
 from app.services.broadcast.ab.versions import ASKED, OPEN_STATES, SENT, TESTING
+from app.services.broadcast.content import ab_content, keyboard
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.control import start_next_if_idle
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 # The test's columns its winner job keeps: its audience as chosen, its button and its send options.
 COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined_days", "audience_sources",
           "audience_rule", "parse_mode", "button_text", "button_url", "silent", "protect", "optout_button", "urgent",
-          "keyboard")
+          "keyboard", "from_chat_id")
 
 
 class NotPickable(ValueError):
@@ -59,10 +60,11 @@ def _listed(raw: str | None) -> tuple[str, ...]:
 
 
 def versions_of(test_id: int) -> list[stats.Version]:
-    """Return each version's counts in the test job (one GROUP BY)."""
-    rows = repo.version_counts(test_id)
+    """Return each version's counts in the test job (one GROUP BY), with its goal button's clickers when it has one."""
+    test = db.session.get(BroadcastJob, test_id)
+    rows = repo.version_counts(test_id, ab_content.goal(test) if test is not None else None)
     db.session.commit()
-    return [stats.Version(letter or "?", n, sent, clicks) for letter, n, sent, clicks in rows]
+    return [stats.Version(letter or "?", n, sent, clicks, goal) for letter, n, sent, clicks, goal in rows]
 
 
 def pick(test_id: int, letter: str, *, actor: str | None, settings: dict | None = None) -> int | None:
@@ -109,9 +111,8 @@ def make_winner(test_id: int, letter: str, *, actor: str | None, settings: dict 
         if not repo.claim_winner(test_id, letter, OPEN_STATES, SENT):
             return False  # another cron pass or an admin chose it first: their transaction made the job
         test = db.session.get(BroadcastJob, test_id)
-        text = variants_service.of(test)[letter]
-        job = creation.insert_draft(settings, **{name: getattr(test, name) for name in COPIED}, text=text,
-                                    content_type=test.content_type, ab_of=test_id, created_by=test.created_by,
+        columns = {**{name: getattr(test, name) for name in COPIED}, **winner_content(test, letter)}
+        job = creation.insert_draft(settings, **columns, ab_of=test_id, created_by=test.created_by,
                                     progress_chat_id=None, progress_lang=test.progress_lang, created_at=now)
         total = repo.populate_rest(job.id, test_id, audience_of(test), now)
         if total == 0:
@@ -128,6 +129,17 @@ def make_winner(test_id: int, letter: str, *, actor: str | None, settings: dict 
         log.info("A/B test %s: version %s goes to the rest as job %s", test_id, letter, made)
         start_next_if_idle()
     return made
+
+
+def winner_content(test: BroadcastJob, letter: str) -> dict:
+    """Return the winner job's content columns: the version's text or copied media, and its buttons."""
+    columns: dict = {"content_type": CONTENT_TEXT, "text": variants_service.of(test)[letter], "source_message_id": None}
+    if (message_id := ab_content.copy_of(test, letter)) is not None:
+        columns = {"content_type": CONTENT_COPY, "text": None, "source_message_id": message_id}
+    kb = ab_content.of(test).get(letter, {}).get(ab_content.KEYBOARD)
+    if kb:  # the version's own buttons replace the test's shared ones
+        columns.update(keyboard=keyboard.dump(kb), button_text=None, button_url=None)
+    return columns
 
 
 def due(now: datetime) -> list[int]:

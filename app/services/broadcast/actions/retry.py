@@ -37,7 +37,7 @@ COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined
           "audience_rule",
           "content_type", "from_chat_id", "source_message_id", "source_message_ids", "text", "variants", "parse_mode",
           "button_text", "button_url", "silent", "protect", "optout_button", "urgent", "tap_text", "tap_tag",
-          "tap_answer", "keyboard")
+          "tap_answer", "keyboard", "ab_content")
 
 
 class NotRetryable(ValueError):

@@ -26,9 +26,10 @@ def names_in(text: str | None) -> set[str]:
 
 def job_fields(job) -> list[str]:
     """Return the field names a job's copies fill in (sorted), or [] when its copies cannot be personal."""
-    if not (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT):
+    # An A/B test's text versions are texts even when its version A is a copied media message.
+    if not (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT or getattr(job, "ab_content", None)):
         return []
-    texts = [job.text, *json.loads(getattr(job, "variants", None) or "{}").values()]
+    texts = [text for text in [job.text, *json.loads(getattr(job, "variants", None) or "{}").values()] if text]
     return sorted(set().union(*(names_in(text) for text in texts)))
 
 

@@ -31,9 +31,10 @@ def is_personal(job) -> bool:
     An edit's new text or caption is the bot's own, whatever the source was.
     Any language variant asking for the name makes the job personal (the others render unchanged).
     """
-    if not (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT):
+    # An A/B test's text versions are texts even when its version A is a copied media message.
+    if not (job.content_type == CONTENT_TEXT or job.kind == KIND_EDIT or getattr(job, "ab_content", None)):
         return False
-    texts = [job.text, *json.loads(getattr(job, "variants", None) or "{}").values()]
+    texts = [text for text in [job.text, *json.loads(getattr(job, "variants", None) or "{}").values()] if text]
     return any(has_greeting(text) for text in texts)
 
 

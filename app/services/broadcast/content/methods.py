@@ -12,7 +12,7 @@ from app.models.broadcast import (
     BroadcastJob,
 )
 from app.services.audience import key_press, tap
-from app.services.broadcast.content import keyboard, variants
+from app.services.broadcast.content import ab_content, keyboard, variants
 from app.services.broadcast.jobs import creation
 from app.texts import LANGS, t
 
@@ -40,9 +40,9 @@ def with_tap(markup: dict | None, job: BroadcastJob) -> dict | None:
     return {"inline_keyboard": [*rows, [{"text": job.tap_text, "callback_data": tap.callback_data(sender)}]]}
 
 
-def with_keyboard(markup: dict | None, job: BroadcastJob) -> dict | None:
-    """Return markup with the job's keyboard rows after it (an edit's presses count for its source)."""
-    kb = keyboard.load(job.keyboard)
+def with_keyboard(markup: dict | None, job: BroadcastJob, kb: dict | None = None) -> dict | None:
+    """Return markup with the job's keyboard rows (or kb's) after it (an edit's presses count for its source)."""
+    kb = kb or keyboard.load(job.keyboard)
     if not kb:
         return markup
     sender = job.source_job_id if job.kind in ACTION_KINDS else job.id
@@ -143,11 +143,35 @@ def with_text(method: str, params: dict, text: str) -> dict:
 
 
 def by_variant(job: BroadcastJob, method: str, params: dict) -> dict[str | None, tuple[str, dict]]:
-    """Return the method and parameters per language variant (None: the default content) of a send or action."""
+    """Return the method and parameters per language variant (None: the default content) of a send or action.
+
+    An A/B test's send gives a version with its own buttons or media its own
+    call (content/ab_content.py); every other version differs by its text.
+    """
     out: dict[str | None, tuple[str, dict]] = {None: (method, params)}
+    own = ab_content.of(job) if job.kind not in ACTION_KINDS else {}
     for code, text in variants.of(job).items():
-        out[code] = (method, with_text(method, params, text))
+        if own:  # an A/B test whose versions differ by more than text: each version builds its own call
+            out[code] = version_call(job, text, own.get(code, {}), params)
+        else:
+            out[code] = (method, with_text(method, params, text))
     return out
+
+
+# The parameters that say what a copy is; the rest (buttons, silent, protect, paid) every version shares.
+_CONTENT = ("text", "parse_mode", "link_preview_options", "from_chat_id", "message_id", "caption")
+
+
+def version_call(job: BroadcastJob, text: str, spec: dict, params: dict) -> tuple[str, dict]:
+    """Return an A/B version's own call: its text or copied message, under its own buttons or the job's."""
+    options = {key: value for key, value in params.items() if key not in _CONTENT}
+    if ab_content.KEYBOARD in spec:
+        options.pop("reply_markup", None)
+        if markup := with_optout(with_keyboard(None, job, spec[ab_content.KEYBOARD]), job):
+            options["reply_markup"] = markup
+    if ab_content.COPY in spec:
+        return "copyMessage", {**options, "from_chat_id": job.from_chat_id, "message_id": spec[ab_content.COPY]}
+    return "sendMessage", {**options, "text": text, "parse_mode": "HTML", "link_preview_options": {"is_disabled": True}}
 
 
 def target_params(method: str, params: dict, message_id: int, part_ids: list[int] | None) -> dict:

@@ -26,8 +26,8 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
 from app.services.audience import tap as tap_button
+from app.services.broadcast.content import ab_content, text_rules
 from app.services.broadcast.content import keyboard as keyboards
-from app.services.broadcast.content import text_rules
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
 from app.services.broadcast.jobs.control import start_next_if_idle
@@ -244,6 +244,8 @@ def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
     # A keyboard's counters, one row per button, in the job's own transaction (clicks and presses only UPDATE).
     if job.kind in (None, KIND_SEND, KIND_EDIT):  # the jobs whose copies carry it (an edit's links are its own)
         buttons_repo.add_rows(job.id, [pos for pos, _ in keyboards.buttons(keyboards.load(job.keyboard))])
+        for letter, kb in ab_content.own_keyboards(job):  # an A/B version's own buttons count on rows of their own
+            buttons_repo.add_rows(job.id, [pos for pos, _ in keyboards.buttons(kb)], letter)
     return job
 
 

@@ -1,4 +1,8 @@
-"""The results picture's A/B panel: each version's CTR side by side, its clicks and deliveries, the z-test, the winner.
+"""The results picture's A/B panel: each version's rate side by side, its clicks and deliveries, the z-test, the winner.
+
+The rate is the one the winner is ranked by: the CTR, or (winner by a chosen
+button) the share of delivered copies whose recipient clicked that button;
+the title names it.
 
 Its numbers are the results' `ab` (ab/report.summary, the same dict
 `broadcast ab --json` prints): the panel draws them, it computes nothing.
@@ -33,13 +37,16 @@ def verdict(ab: dict, lang: str) -> str:
 
 def draw(ax, ab: dict, lang: str) -> None:
     """Draw the versions' CTR bars with their counts, and the test's verdict under them."""
-    style(ax, t("chart_ab_title", lang, share=number(ab["share_percent"], lang)), lang)
+    rule = ab.get("rule") or {"by": "ctr"}
+    by_button = rule["by"] == "button"  # the bars show the rate the winner is ranked by
+    title = ("chart_ab_title_button" if by_button else "chart_ab_title")
+    style(ax, t(title, lang, share=number(ab["share_percent"], lang), text=rule.get("text")), lang)
     ax.grid(axis="y", visible=False)
     ax.grid(axis="x", color=GRID, linewidth=0.8)
     versions = ab["versions"]
     best = winner(ab)
     rows = range(len(versions))
-    values = [v["ctr"] * 100 for v in versions]
+    values = [(v["goal_rate"] if by_button else v["ctr"]) * 100 for v in versions]
     ax.barh(list(rows), values, height=0.6, color=[WINNER if v["version"] == best else OTHER for v in versions])
     top = max(max(values, default=0), 0.1)
     ax.set_xlim(0, top * 1.9)  # room beside the longest bar for its numbers
@@ -50,7 +57,8 @@ def draw(ax, ab: dict, lang: str) -> None:
         ax.invert_xaxis()
         ax.yaxis.tick_right()
     for row, v in zip(rows, versions, strict=True):
-        label = t("chart_ab_bar", lang, ctr=percent(v["ctr"], lang), clicks=number(v["clicks"], lang),
+        rate, hits = (v["goal_rate"], v["goal_clicks"]) if by_button else (v["ctr"], v["clicks"])
+        label = t("chart_ab_bar", lang, ctr=percent(rate, lang), clicks=number(hits, lang),
                   delivered=number(v["delivered"], lang))
         ax.text(values[row] + top * 0.04, row, label, va="center", ha="right" if lang == "fa" else "left",
                 fontsize=10.5, color=INK)

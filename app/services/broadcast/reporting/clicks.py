@@ -22,7 +22,7 @@ from flask import current_app
 from app.clock import utcnow
 from app.models.broadcast import CONTENT_ALBUM, KIND_UNSEND, BroadcastJob
 from app.repository import clicks as repo
-from app.services.broadcast.content import keyboard
+from app.services.broadcast.content import ab_content, keyboard
 from app.services.broadcast.content.methods import FOLLOW
 
 KEY_LABEL = b"click-v1"
@@ -92,23 +92,27 @@ def tracker(job: BroadcastJob):
     base = current_app.config.get("PUBLIC_URL")
     kb = keyboard.load(job.keyboard)
     positions = keyboard.url_positions(kb) if kb else ([0] if job.button_url else [])
-    if not base or not positions or job.kind == KIND_UNSEND or (job.content_type == CONTENT_ALBUM and not kb):
+    # An A/B version with buttons of its own: its url buttons' positions in its own keyboard.
+    own = {letter: keyboard.url_positions(kb) for letter, kb in ab_content.own_keyboards(job)}
+    if not base or not (positions or any(own.values())) or job.kind == KIND_UNSEND or (
+            job.content_type == CONTENT_ALBUM and not kb):
         return None
     key, job_id = _key(), job.id
 
-    def links(markup: dict, item_id: int, user_id: int) -> dict:
-        # The markup's url buttons are the job's, in reading order: the i-th is positions[i].
-        urls = iter(positions)
+    def links(markup: dict, item_id: int, user_id: int, variant: str | None) -> dict:
+        # The markup's url buttons are the copy's keyboard's, in reading order: the i-th is at urls' i-th position.
+        urls = iter(own.get(variant, positions))
         rows = [[{**b, "url": base + PATH + make_token(key, job_id, item_id, user_id, next(urls))}
                  if "url" in b else b for b in row] for row in markup["inline_keyboard"]]
         return {**markup, "inline_keyboard": rows}
 
-    def personalise(params: dict, item_id: int, user_id: int) -> dict:
+    def personalise(params: dict, item_id: int, user_id: int, variant: str | None = None) -> dict:
         if params.get("reply_markup"):
-            return {**params, "reply_markup": links(params["reply_markup"], item_id, user_id)}
+            return {**params, "reply_markup": links(params["reply_markup"], item_id, user_id, variant)}
         if FOLLOW in params:  # an album's keyboard message
             follow = params[FOLLOW]
-            return {**params, FOLLOW: {**follow, "reply_markup": links(follow["reply_markup"], item_id, user_id)}}
+            return {**params, FOLLOW: {**follow, "reply_markup": links(follow["reply_markup"], item_id, user_id,
+                                                                       variant)}}
         return params
 
     return personalise
@@ -124,18 +128,19 @@ def follow(token: str) -> str | None:
     target = repo.click_target(parsed[0]) if parsed is not None else None
     if target is None:
         return None
-    (item_id, position), (job_id, user_id, single_url, raw_keyboard) = parsed, target
+    (item_id, position), (job_id, user_id, variant, job) = parsed, target
     expected = _b64(_mac(_key(), job_id, item_id, user_id, position))
-    url = _url_at(raw_keyboard, position) if position else single_url
+    # The item's version picks the keyboard: a click on version B's link goes to B's URL and counts on B's button.
+    url = _url_at(ab_content.keyboard_for(job, variant), position) if position else job.button_url
     if not url or not hmac.compare_digest(expected, token[-16:]):
         return None
-    repo.record_click(job_id, item_id, utcnow(), position)
+    repo.record_click(job_id, item_id, utcnow(), position, ab_content.counter_variant(job, variant))
     return url
 
 
-def _url_at(raw_keyboard: str | None, position: int) -> str | None:
-    """Return the URL of the url button at position in a stored keyboard, or None."""
-    found = dict(keyboard.buttons(keyboard.load(raw_keyboard))).get(position)
+def _url_at(kb: dict | None, position: int) -> str | None:
+    """Return the URL of the url button at position in a keyboard, or None."""
+    found = dict(keyboard.buttons(kb)).get(position)
     return found.get("url") if found else None
 
 

@@ -16,7 +16,7 @@ from app.repository import buttons as buttons_repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast.ab import report as ab_report
-from app.services.broadcast.content import keyboard
+from app.services.broadcast.content import ab_content, keyboard
 
 # The broadcasts shown beside this one.
 RECENT = 10
@@ -114,16 +114,20 @@ def _buttons(job: BroadcastJob, unique: int) -> tuple[list[dict], list[dict]]:
     and their people add up to the job's unique clicks.
     """
     kb = keyboard.load(job.keyboard)
-    if not kb:
+    own = ab_content.own_keyboards(job)  # an A/B version's own buttons: listed with their version
+    if not kb and not own:
         return [{"text": job.button_text, "url": job.button_url, "unique": unique, "total": job.clicks_total}
                 ] if job.button_url else [], []
-    counted = buttons_repo.counts(job.id)
-    clicks, first, presses = ({pos: c[i] for pos, c in counted.items()} for i in range(3))
-    listed = keyboard.buttons(kb)
-    return ([{"text": b["text"], "url": b["url"], "position": pos, "unique": first.get(pos, 0),
-              "total": clicks.get(pos, 0)} for pos, b in listed if b["kind"] == "url"],
-            [{"text": b["text"], "kind": b["kind"], "position": pos, "presses": presses.get(pos, 0)}
-             for pos, b in listed if b["kind"] in ("tap", "menu")])
+    links, pressed = [], []
+    for variant, board in ([("", kb)] if kb else []) + own:
+        counted = buttons_repo.counts(job.id, variant)
+        clicks, first, presses = ({pos: c[i] for pos, c in counted.items()} for i in range(3))
+        listed, mark = keyboard.buttons(board), ({"version": variant} if variant else {})
+        links += [{"text": b["text"], "url": b["url"], "position": pos, **mark, "unique": first.get(pos, 0),
+                   "total": clicks.get(pos, 0)} for pos, b in listed if b["kind"] == "url"]
+        pressed += [{"text": b["text"], "kind": b["kind"], "position": pos, **mark, "presses": presses.get(pos, 0)}
+                    for pos, b in listed if b["kind"] in ("tap", "menu")]
+    return links, pressed
 
 
 def ratio(part: int, whole: int) -> float:

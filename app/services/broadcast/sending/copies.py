@@ -49,8 +49,8 @@ class Copies:
         if self.action:
             params = target_params(self.method, params, claim.message_id, claim.part_ids)
         if self.track:
-            params = self.track(params, claim.item_id, claim.user_id)
-        if not self.personal:
+            params = self.track(params, claim.item_id, claim.user_id, claim.variant)
+        if not self.personal or not params.keys() & {"text", "caption"}:  # an A/B copy version has neither
             return params
         # A send or a text edit carries "text"; an album's edit, its "caption".
         key = "caption" if "caption" in params else "text"
@@ -63,7 +63,7 @@ class Copies:
         Measured as Telegram does (text_rules): that copy alone fails, with its
         numbers, and is not sent; the job's other recipients go on.
         """
-        if not self.personal:
+        if not self.personal or not params.keys() & {"text", "caption"}:
             return None
         key, limit = ("caption", text_rules.CAPTION_LIMIT) if "caption" in params else ("text", text_rules.TEXT_LIMIT)
         try:
