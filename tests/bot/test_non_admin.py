@@ -104,7 +104,7 @@ def test_user_row_admin_flag_grants_rights(client, simulator, app):
 SAMPLE_ARGS = {"audience": "all", "setting": "broadcast_batch_size", "option": "silent", "preset": "hour",
                "source": "ads", "variant": "en", "edit_variant": "default", "ab_pick": "1.A", "ab_share": "10",
                "ab_wait": "2h",
-               "keyed": "1.1.AAAAAAAA", "ab_goal": "1"}
+               "keyed": "1.1.AAAAAAAA", "ab_goal": 1}
 # Pressed by any user, under copies and /stop's answer (tests/bot/test_optout.py).
 
 
