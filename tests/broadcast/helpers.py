@@ -105,3 +105,34 @@ def recorder_for(p, job: BroadcastJob, window: int):
 def crash_bound(settings: dict) -> int:
     """Return the most items a pump killed at any moment can leave 'sending' (so 'unknown'): a block and the window."""
     return claimed_at_most(send_rate(settings, False), settings["broadcast_concurrency"])
+
+
+def at_once(app, call, passes: int) -> list:
+    """Run call() in `passes` threads released together (each in its own app context); return their results.
+
+    The scaffold of every "two cron passes at once" race: a barrier so the
+    calls overlap, each thread's session removed after it, and any exception
+    in a thread failing the test (asserted here).
+    """
+    import threading
+
+    results, errors, start = [], [], threading.Barrier(passes)
+
+    def one() -> None:
+        with app.app_context():
+            try:
+                start.wait()
+                results.append(call())
+            except BaseException as exc:  # noqa: BLE001 - asserted below
+                errors.append(exc)
+            finally:
+                db.session.remove()
+
+    threads = [threading.Thread(target=one) for _ in range(passes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    assert len(results) == passes, "a pass never returned"
+    return results

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import threading
 from datetime import timedelta
 
 import pytest
@@ -17,7 +16,7 @@ from app.services.broadcast.ab.versions import ASKED, SENT, sample_size
 from app.services.broadcast.actions import retry
 from app.services.broadcast.jobs import control
 from app.services.broadcast.sending.drain import pump
-from tests.broadcast.helpers import BASE_ID, create_users, engine_settings, reload
+from tests.broadcast.helpers import BASE_ID, at_once, create_users, engine_settings, reload
 
 PUBLIC = "https://bot.example.com"
 SETTINGS = engine_settings(broadcast_rate_per_second=28)
@@ -115,25 +114,7 @@ def test_two_cron_passes_make_exactly_one_winner_and_nobody_of_the_test_gets_it(
     click(job.id, [u for u, v in tested.items() if v == "B"][:5])
     click(job.id, [u for u, v in tested.items() if v == "A"][:1])
     wait_over(job.id)
-    results, errors = [], []
-    barrier = threading.Barrier(2)
-
-    def cron():
-        with app.app_context():
-            try:
-                barrier.wait()
-                results.append(winner.release_due(SETTINGS))
-            except BaseException as exc:  # noqa: BLE001 - asserted below
-                errors.append(exc)
-            finally:
-                db.session.remove()
-
-    threads = [threading.Thread(target=cron) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == []
+    results = at_once(app, lambda: winner.release_due(SETTINGS), 2)
     made = [job_id for jobs, _ in results for job_id in jobs]
     assert len(made) == 1
     winners = db.session.execute(select(BroadcastJob.id).where(BroadcastJob.ab_of == job.id)).scalars().all()

@@ -1,7 +1,6 @@
 """Auto-expiry: each copy deleted for everyone T after its own sent_at, by cron, once, never before its time."""
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
@@ -15,7 +14,7 @@ from app.services import audit
 from app.services.broadcast.actions import expiry, unsend_edit
 from app.services.broadcast.jobs.expiry_time import parse_after
 from app.services.broadcast.reporting.expiry_view import expiry_line
-from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings, reload
+from tests.broadcast.helpers import assert_consistent, at_once, create_text_job, create_users, engine_settings, reload
 from tests.broadcast.test_actions import copies, counters, run, sent_job
 
 I = BroadcastJobItem  # noqa: E741
@@ -81,24 +80,8 @@ def test_two_cron_calls_at_once_create_exactly_one_expiry_job(app, simulator):
     users, source = sent_job(simulator, 8, settings)
     expiry.set_expiry(source, timedelta(hours=1), audit.ACTOR_CLI)
     due = db_utcnow() + timedelta(hours=1, minutes=1)
-    made, errors, start = [], [], threading.Barrier(2)
-
-    def cron() -> None:
-        with app.app_context():
-            try:
-                start.wait()
-                made.extend(expiry.run_due(settings, due))
-            except Exception as exc:  # noqa: BLE001 (reported below)
-                errors.append(exc)
-            finally:
-                db.session.remove()
-
-    threads = [threading.Thread(target=cron) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == [] and len(made) == 1
+    made = [job_id for found in at_once(app, lambda: expiry.run_due(settings, due), 2) for job_id in found]
+    assert len(made) == 1
     assert unsend_jobs(source) == made
     assert db.session.execute(select(func.count()).select_from(I).where(I.job_id == made[0])).scalar() == 8
     db.session.commit()

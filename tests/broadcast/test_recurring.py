@@ -1,5 +1,4 @@
 """Recurring broadcasts on the real database: each occurrence its own job, made once, missed ones as the admin chose."""
-import threading
 from datetime import datetime, timedelta
 
 import pytest
@@ -12,7 +11,7 @@ from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.schedule import recurring, recurring_series
 from app.services.broadcast.schedule.recurrence import RuleError
 from app.services.broadcast.sending.drain import pump_all
-from tests.broadcast.helpers import BASE_ID, assert_consistent, create_users, engine_settings, reload
+from tests.broadcast.helpers import BASE_ID, assert_consistent, at_once, create_users, engine_settings, reload
 
 FAST = engine_settings(broadcast_rate_per_second=30)
 DRAFT = Draft(content={"type": "text", "text": "هفتگی 📣"}).with_target(__import__(
@@ -76,25 +75,8 @@ def test_an_occurrence_makes_its_job_on_time_and_not_before(app, simulator):
 def test_two_cron_calls_at_once_make_exactly_one_job(app):
     create_users(2)
     sid = make("daily 10:00")
-    now, results, errors = SAT_10 + timedelta(seconds=1), [], []
-    barrier = threading.Barrier(4)
-
-    def cron():
-        with app.app_context():
-            try:
-                barrier.wait()
-                results.append(recurring.release_due(FAST, now=now))
-            except BaseException as exc:  # noqa: BLE001 - asserted below
-                errors.append(exc)
-            finally:
-                db.session.remove()
-
-    threads = [threading.Thread(target=cron) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == []
+    now = SAT_10 + timedelta(seconds=1)
+    results = at_once(app, lambda: recurring.release_due(FAST, now=now), 4)
     assert sorted(len(r) for r in results) == [0, 0, 0, 1]
     assert len(jobs()) == 1 and [o[1] for o in occurrences(sid)] == ["made"]
     assert series(sid).occurrences == 1

@@ -1,5 +1,4 @@
 """Drip chains at cron time: each trigger, delays, opt-outs, pause/resume/stop, and delivery through the engine."""
-import threading
 from datetime import timedelta
 
 from sqlalchemy import update
@@ -10,7 +9,7 @@ from app.models import BroadcastJobItem, User
 from app.services.audience import tags
 from app.services.broadcast.sending.drain import pump_all
 from app.services.chains import due, manage
-from tests.broadcast.helpers import assert_consistent, reload
+from tests.broadcast.helpers import assert_consistent, at_once, reload
 from tests.chains.helpers import (
     BASE,
     FAST,
@@ -161,25 +160,8 @@ def test_the_step_job_delivers_through_the_engine_with_greeting_and_button(app, 
 def test_two_cron_passes_at_once_claim_each_user_once(app):
     users = [add_user(BASE + i) for i in range(30)]
     cid = make_chain("joined", "0|One")
-    now, results, errors = T0 + 2 * MIN, [], []
-    barrier = threading.Barrier(4)
-
-    def cron():
-        with app.app_context():
-            try:
-                barrier.wait()
-                results.append(due.run_due(FAST, now=now))
-            except BaseException as exc:  # noqa: BLE001 - asserted below
-                errors.append(exc)
-            finally:
-                db.session.remove()
-
-    threads = [threading.Thread(target=cron) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == []
+    now = T0 + 2 * MIN
+    results = at_once(app, lambda: due.run_due(FAST, now=now), 4)
     assert sorted(len(r) for r in results) == [0, 0, 0, 1]
     [job] = [j for r in results for j in r]
     assert recipients(job) == users and len(deliveries()) == 30
