@@ -10,6 +10,8 @@ from app.extensions import db
 from app.models.broadcast import PAUSED
 from app.repository.db_clock import db_utcnow
 from app.services import audit, stats
+from app.services.broadcast.content.telegram_html import utf16_len
+from app.services.broadcast.content.text_rules import TEXT_LIMIT
 from app.services.broadcast.jobs import control
 from app.services.broadcast.jobs.offers import offers
 from app.services.broadcast.jobs.status import JobView, Offers, job_status
@@ -101,10 +103,32 @@ def _view(job, lang: str) -> tuple[str, dict | None]:
     offer = offers(job)
     chart = status.sent > 0 and not status.is_action  # 📊 only for a broadcast that delivered something
     markup = keyboards.job_actions(lang, status.id, status.status, offer, chart=chart)
-    text = job_view_text(status, author, entries, lang, now) + job_note(status.id, lang)
-    text += expiry_line(job, now, lang)  # the auto-delete's countdown, when the job has one
-    text, markup = ab_screen.decorate(job, lang, text, markup)  # an A/B test's versions, or a winner's test
-    return text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status), markup
+    tail = job_note(status.id, lang) + expiry_line(job, now, lang)  # the auto-delete's countdown, if any
+    text, markup = ab_screen.decorate(job, lang, tail, markup)  # an A/B test's versions, or a winner's test
+    tail = text + retry_notes(status, offer, lang) + late_line(load_settings(), lang, status.status)
+    return fitted(lambda shown: job_view_text(status, author, shown, lang, now) + tail, entries), markup
+
+
+def fitted(compose, entries: list[dict]) -> str:
+    """Compose a view with as many of its newest audit entries as keep it within one message, clipped if need be.
+
+    Audit details are free text (an edit's new words, a long reason): 15 of
+    them can pass Telegram's 4096 characters, and a longer text is refused.
+    """
+    while True:
+        text = compose(entries)
+        if utf16_len(text) <= TEXT_LIMIT or not entries:
+            return clip(text)
+        entries = entries[1:]  # oldest first: the newest stay
+
+
+def clip(text: str, limit: int = TEXT_LIMIT) -> str:
+    """Return text cut to at most limit UTF-16 units, with an ellipsis when cut."""
+    if utf16_len(text) <= limit:
+        return text
+    while utf16_len(text) > limit - 1:
+        text = text[:-max(1, (utf16_len(text) - limit + 1) // 2)]
+    return text + "…"
 
 
 def retry_notes(status: JobView, offer: Offers, lang: str) -> str:

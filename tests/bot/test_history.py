@@ -172,3 +172,29 @@ def test_no_jobs_and_unknown_job(client, simulator):
     assert texts_to(simulator) == [t("jobs_empty")]
     tap(client, simulator, "j.view:424242")
     assert last_answer(simulator)["text"] == t("cb_unknown_job")
+
+
+def test_a_job_view_with_long_audit_details_keeps_the_newest_entries_within_one_message(client, simulator):
+    """Fifteen long details (an edit's new words, a long reason) would pass Telegram's 4096: the oldest go."""
+    from app.services.broadcast.content.telegram_html import utf16_len
+
+    create_users(RECIPIENTS)
+    job = creation.create_job(audience="all", created_by=None, content={"type": "text", "text": "سلام"},
+                              settings=engine_settings(), lang="en", actor=audit.ACTOR_CLI)
+    for i in range(15):
+        audit.record(audit.ACTOR_CLI, "edited", job.id, f"متن {i:02d} " + "ویرایش 🙂 " * 60)
+    db.session.commit()
+    tap(client, simulator, f"j.view:{job.id}")
+    text = view_of(simulator, job.id)["text"]
+    assert utf16_len(text) <= 4096
+    assert "متن 14" in text and "متن 00" not in text  # the newest stay, the oldest went
+
+
+@pytest.mark.parametrize("text", ["a" * 5000, "🙂" * 3000, "x🙂" * 2000])
+def test_a_view_too_long_even_without_entries_is_clipped_to_4096_utf16_units(text):
+    from app.bot.history import clip
+    from app.services.broadcast.content.telegram_html import utf16_len
+
+    clipped = clip(text)
+    assert 4090 <= utf16_len(clipped) <= 4096 and clipped.endswith("…") and text.startswith(clipped[:-1])
+    assert clip("کوتاه") == "کوتاه"
