@@ -5,6 +5,10 @@ silver 12 %, free otherwise; city for half), and one delivered broadcast (every 
 them clicked); then times, per rule, `count` (median of --repeat) and create_job's whole population.
 
     .venv/bin/python -m bench.segments [--db mariadb] [--users 1000000] [--repeat 3] [--reuse NAME]
+                                       [--history N] [--only RULE]
+
+--history N first delivers N older broadcasts to every user (N million more item rows at 1M users), as
+weeks of broadcasts leave them: a population writes into every index of the items table.
 
 --reuse NAME keeps the database (MariaDB: database NAME; SQLite: the file NAME) and reuses it the next
 time when it already holds the N users: a 1M build takes minutes, a rerun only the measurements. The
@@ -35,9 +39,10 @@ from bench.common import (
 from bench.output import print_table, write_results
 from bench.scale import median_time, seed_users
 
-COLUMNS = ["db", "users", "rule", "count", "count_s", "populate_s", "target_count_0.3s", "target_populate_8s",
-           "load_1m"]
+COLUMNS = ["db", "users", "history", "rule", "count", "count_s", "populate_s", "target_count_0.3s",
+           "target_populate_8s", "load_1m"]
 JOB = 1
+HISTORY_BASE = 1000  # --history's broadcasts are jobs 1001, 1002, …
 CITIES = ("تهران", "شیراز", "مشهد", "تبریز")
 
 
@@ -66,6 +71,34 @@ def seed_audience(n: int, chunk: int = 20_000) -> float:
         for model, rows in ((UserTag, tags), (UserField, fields), (BroadcastJobItem, items)):
             db.session.execute(insert(model), rows)
         db.session.commit()
+    return time.perf_counter() - started
+
+
+def seed_history(jobs: int, users: int, chunk: int = 100_000) -> float:
+    """Make sure `jobs` older broadcasts delivered a copy to every user (a bot's history); return seconds spent.
+
+    A broadcast's items stay: after weeks of broadcasts the items table holds many copies per user, and a
+    new population writes into every index the table has. Kept with --reuse, so only missing jobs are built.
+    """
+    from sqlalchemy import func, insert, literal, select
+
+    from app.clock import utcnow
+    from app.extensions import db
+    from app.models import BroadcastJob, BroadcastJobItem, User
+
+    started, now = time.perf_counter(), utcnow()
+    have = db.session.execute(select(func.count()).select_from(BroadcastJob)
+                              .where(BroadcastJob.id > HISTORY_BASE)).scalar_one()
+    for job_id in range(HISTORY_BASE + have + 1, HISTORY_BASE + jobs + 1):
+        db.session.add(BroadcastJob(id=job_id, status="completed", audience="all", content_type="text", text="h",
+                                    created_at=now, finished_at=now))
+        db.session.commit()
+        for start in range(BASE_ID, BASE_ID + users, chunk):
+            rows = select(literal(job_id), User.id, literal("sent"), literal(now)).where(User.id >= start,
+                                                                                          User.id < start + chunk)
+            db.session.execute(insert(BroadcastJobItem).from_select(["job_id", "user_id", "status", "sent_at"],
+                                                                    rows))
+            db.session.commit()
     return time.perf_counter() - started
 
 
@@ -147,7 +180,8 @@ def wait_for_purge(limit: float = 120) -> None:
     db.session.commit()
 
 
-def measure(kind: str, users: int, repeat: int, reuse: str | None = None) -> list[dict]:
+def measure(kind: str, users: int, repeat: int, reuse: str | None = None, history: int = 0,
+            only: str | None = None) -> list[dict]:
     """Build the users (or reuse a kept database holding them) and time each rule's count and population."""
     from app.services.audience.segments import count_rule
     from app.services.broadcast.jobs import creation
@@ -163,7 +197,12 @@ def measure(kind: str, users: int, repeat: int, reuse: str | None = None) -> lis
                 seed_users(users)
                 print(f"seeded {users} users (+ tags, fields, items) in {seed_audience(users):.1f} s",
                       file=sys.stderr)
+            if history:
+                print(f"history: {history} broadcasts to every user, built in {seed_history(history, users):.1f} s",
+                      file=sys.stderr)
             for name, target in rules().items():
+                if only and name != only:
+                    continue
                 n = count_rule(target)
                 count_s = median_time(lambda t=target: count_rule(t), repeat)
                 started = time.perf_counter()
@@ -175,7 +214,8 @@ def measure(kind: str, users: int, repeat: int, reuse: str | None = None) -> lis
                 drop_job(job.id)
                 print(f"{name}: {n} users, count {count_s:.3f} s, populate {populate_s:.2f} s "
                       f"(load {os.getloadavg()[0]:.2f})", file=sys.stderr)
-                out.append({"db": kind, "users": users, "rule": name, "count": n, "count_s": round(count_s, 3),
+                out.append({"db": kind, "users": users, "history": history, "rule": name, "count": n,
+                            "count_s": round(count_s, 3),
                             "populate_s": round(populate_s, 2), "target_count_0.3s": count_s <= 0.3,
                             "target_populate_8s": populate_s <= 8, "load_1m": round(os.getloadavg()[0], 2)})
     return out
@@ -186,12 +226,16 @@ def main(argv=None) -> int:
     db_choices(parser, default="mariadb")
     parser.add_argument("--users", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--history", type=int, default=0, metavar="N",
+                        help="N older broadcasts delivered to every user first (kept with --reuse)")
+    parser.add_argument("--only", metavar="RULE", help="measure this rule alone (its name as printed)")
     parser.add_argument("--reuse", metavar="NAME",
                         help="keep the database NAME (SQLite: a file) and reuse it when it holds the users")
     args = parser.parse_args(argv)
     if args.reuse and args.db == "both":
         parser.error("--reuse names one database: pick --db sqlite or --db mariadb")
-    rows = [row for kind in db_kinds(args.db) for row in measure(kind, args.users, args.repeat, args.reuse)]
+    rows = [row for kind in db_kinds(args.db) for row in measure(kind, args.users, args.repeat, args.reuse,
+                                                                      args.history, args.only)]
     print_table(rows, COLUMNS)
     write_results("segments", args, rows)
     return 0

@@ -273,8 +273,6 @@ class BroadcastJobItem(db.Model):
         UniqueConstraint("job_id", "user_id", name="uq_broadcast_job_items_job_user"),
         # "Next pending items of job J in id order" is an index range scan.
         Index("ix_broadcast_job_items_next", "job_id", "status", "id"),
-        # The frequency cap: a block's recipients' copies sent since the day began, read from the index alone.
-        Index("ix_broadcast_job_items_user_sent", "user_id", "status", "sent_at"),
         MYSQL_TABLE_ARGS,
     )
 

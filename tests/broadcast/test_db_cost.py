@@ -179,18 +179,32 @@ def test_the_daily_cap_and_quiet_hours_cost_a_read_per_block_not_per_copy(app, s
     from app.repository.db_clock import db_utcnow
     from app.services.broadcast.schedule.quiet_hours import tehran_clock
 
+    from sqlalchemy import update
+
+    from app.extensions import db
+    from app.models import BroadcastJob, BroadcastJobItem
+
     users = 120
     create_users(users)
     now = db_utcnow()
     settings = engine_settings(broadcast_rate_per_second=28, max_broadcasts_per_user_per_day=2,
                                quiet_hours_start=tehran_clock(now + timedelta(hours=2)),
                                quiet_hours_end=tehran_clock(now + timedelta(hours=3)))
+    # An earlier broadcast delivered today: the cap has copies to count (one each, under the cap of 2).
+    earlier = create_text_job(settings=settings).id
+    db.session.execute(update(BroadcastJobItem).where(BroadcastJobItem.job_id == earlier)
+                       .values(status="sent", sent_at=now))
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == earlier)
+                       .values(status="completed", active_slot=None, finished_at=now))
+    db.session.commit()
     job = create_text_job(settings=settings).id
     with Statements() as counted:
         while pump(job, 20, settings=settings).stop != "done":
             pass
     assert assert_consistent(job, simulator) == {"sent": users}
     cap_reads = [s for s in counted.sql if "GROUP BY broadcast_job_items.user_id" in s]
+    jobs_reads = [s for s in counted.sql if s.lstrip().startswith("SELECT broadcast_jobs.id")
+                  and "broadcast_jobs.finished_at IS NULL" in s]
     # A block is marked 'sending' by one UPDATE: the cap is read once for each (a loaded machine makes more,
     # smaller blocks, so the bound is the pump's own block count, not a fixed number).
     blocks = [s for s in counted.sql if s.lstrip().startswith("UPDATE broadcast_job_items SET status")
@@ -198,4 +212,5 @@ def test_the_daily_cap_and_quiet_hours_cost_a_read_per_block_not_per_copy(app, s
     print(f"\nstatements with the cap on: {len(counted.sql)} for {users} copies "
           f"({len(counted.sql) / users:.2f} a copy, {len(cap_reads)} cap reads, {len(blocks)} blocks)")
     assert 1 <= len(cap_reads) <= len(blocks) + 1 <= users / 4, (len(cap_reads), len(blocks))
+    assert len(jobs_reads) == len(cap_reads), (len(jobs_reads), len(cap_reads))  # the day's jobs, then their copies
     assert len(counted.sql) <= FIXED_PER_RUN + 0.5 * users, (len(counted.sql), users)

@@ -64,6 +64,31 @@ def test_only_users_at_the_cap_are_skipped_and_yesterday_does_not_count(app, sim
     assert_consistent(third.id)
 
 
+def test_a_broadcast_still_sending_since_yesterday_counts_and_an_old_finished_one_is_never_read(app, simulator):
+    """The cap reads only jobs open or finished since the day before: those are all that can have sent today."""
+    from app.models import BroadcastJob
+
+    users = create_users(4)
+    long_running, old = _send(users), _send(users)
+    start = quiet_hours.tehran_day_start(db_utcnow())
+    # The first began yesterday and is still open (its copies today count); the second finished two days
+    # ago (its copies' sent_at are pushed back with it: nothing of it is from today).
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == long_running.id)
+                       .values(started_at=start - timedelta(hours=5), finished_at=None))
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == old.id)
+                       .values(finished_at=start - timedelta(days=2)))
+    db.session.execute(update(BroadcastJobItem).where(BroadcastJobItem.job_id == old.id)
+                       .values(sent_at=start - timedelta(days=2)))
+    db.session.commit()
+    assert rules_repo.capped_users(0, users, start, 1) == set(users)  # the open job's copies today
+    assert rules_repo.capped_users(0, users, start, 2) == set()  # the old job's never count
+    # Had the old job's copies been sent today (they cannot: it finished before), they would still be left out.
+    db.session.execute(update(BroadcastJobItem).where(BroadcastJobItem.job_id == old.id).values(sent_at=start))
+    db.session.commit()
+    assert rules_repo.capped_users(0, users, start, 2) == set()
+    db.session.commit()
+
+
 def test_cap_off_sends_everything(app, simulator):
     users = create_users(3)
     off = engine_settings(max_broadcasts_per_user_per_day=0)
