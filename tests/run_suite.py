@@ -109,6 +109,10 @@ def run_overlapped(phases: list, args: list[str], env: dict) -> list[int]:
     they need them. The parallel phase's output is kept in a file and printed after the serial one's.
     """
     (_, parallel), (_, serial) = phases
+    # They start on a quiet machine: the files just written (a phase or a database run before, the warm-up's
+    # compiled modules) flushed, so no commit of theirs waits behind that writeback.
+    os.sync()
+    settle()
     print("== serial tests judged to the millisecond, alone", flush=True)
     solo_code = subprocess.call(pytest_cmd(["-m", "serial", *SOLO_FILES], args), env=env)
     rest = [arg for arg in serial if arg not in SOLO_FILES]

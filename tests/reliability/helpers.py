@@ -195,3 +195,15 @@ def assert_logs_clean(folder: Path) -> int:
     for log in logs:
         assert_no_secret(log.read_text(errors="replace"), f"the process log {log.name}")
     return len(logs)
+
+
+def busiest_second(deliveries: list[dict]) -> list[tuple]:
+    """Return the deliveries of the busiest 1 s window as (seconds into it, method, chat): a stray 429's neighbours."""
+    times = sorted((d["t"], d["method"], d["chat_id"]) for d in deliveries)
+    best, start = [], 0
+    for end, (t, _method, _chat) in enumerate(times):
+        while times[start][0] <= t - 1.0:
+            start += 1
+        if end + 1 - start > len(best):
+            best = times[start:end + 1]
+    return [(round(t - best[0][0], 3), method, chat) for t, method, chat in best]
