@@ -34,13 +34,15 @@ from tests.reliability.helpers import (
     record,
     start_gunicorn,
     stop_process,
+    use_settings,
     wait_until,
 )
 
 RECIPIENTS = 300
+CAP = 28  # messages a second, bot-wide
 SECOND_ADMIN = 1002
 START_EVERY = 2.0  # a /start every 2 s, from a thread, for the whole test
-NO_CRON_SECONDS = 8.0  # traffic alone for this long: short of what the whole job needs at 29/s
+NO_CRON_SECONDS = 8.0  # traffic alone for this long: short of what the whole job needs at 28/s
 STARTER_BASE = NEW_USER_BASE  # below the recipients (BASE_ID and up)
 # The bound on the webhook's answers while the queue drains on them.
 WEBHOOK_P95_SECONDS = 1.5
@@ -85,6 +87,10 @@ class Starts:
 @pytest.mark.timeout(300)  # ~40 s on 2 idle cores
 def test_without_cron_traffic_drains_the_queue_and_cron_finishes_it(app, simulator, database_url, tmp_path, figures):
     simulator.configure(global_rate=30, latency_ms=30)
+    # Two gunicorn workers, cron's pumps and the /start replies share one budget: at 28, as the other
+    # multi-process scenarios and docs/BROADCAST.md's advice for a busy host. At the default 29 (one slot of
+    # margin) it met a 429 in 3 of 8 MariaDB runs under disk writeback; the late sender was not pinned down.
+    use_settings(telegram_rate_per_second=CAP, broadcast_rate_per_second=CAP)
     recipients = set(create_users(RECIPIENTS))
     job = create_text_job()
     waited = db_utcnow() - timedelta(minutes=5)  # cron_alert_minutes is 3: late from the first update on
