@@ -176,13 +176,12 @@ def test_the_daily_cap_and_quiet_hours_cost_a_read_per_block_not_per_copy(app, s
     # window that does not cover now (arithmetic on the lease's clock): still far under half a statement a copy.
     from datetime import timedelta
 
-    from app.repository.db_clock import db_utcnow
-    from app.services.broadcast.schedule.quiet_hours import tehran_clock
-
     from sqlalchemy import update
 
     from app.extensions import db
     from app.models import BroadcastJob, BroadcastJobItem
+    from app.repository.db_clock import db_utcnow
+    from app.services.broadcast.schedule.quiet_hours import tehran_clock
 
     users = 120
     create_users(users)
