@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
 SERVER = "mariadbd"
 INSTALL = "mariadb-install-db"
@@ -48,7 +48,7 @@ def idle_server(url: str, preexec: Callable[[], None]) -> Iterator[str | None]:
         try:
             port = _free_port()
             server = _start(home, port, preexec)
-            moved = make_url(url).set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
+            moved = on_server(url, port)
         except (OSError, subprocess.SubprocessError, TimeoutError) as exc:
             print(f"== the idle MariaDB could not start ({exc}): the parallel phase shares the server", flush=True)
         yield moved
@@ -56,6 +56,14 @@ def idle_server(url: str, preexec: Callable[[], None]) -> Iterator[str | None]:
         if server is not None:
             _stop(server)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def on_server(url: str, port: int) -> str:
+    """Return url moved onto the private server: its root user (no password), over TCP to its port."""
+    parsed = make_url(url)
+    query = {k: v for k, v in parsed.query.items() if k != "unix_socket"}
+    return URL.create(parsed.drivername, username="root", host="127.0.0.1", port=port, database=parsed.database,
+                      query=query).render_as_string(hide_password=False)
 
 
 def _start(home: Path, port: int, preexec: Callable[[], None]) -> subprocess.Popen:
