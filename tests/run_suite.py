@@ -94,8 +94,8 @@ def idle_class() -> None:
 # Serial files whose timelines are judged to the millisecond (slots handed to threads of two processes,
 # late wake-ups booked again): even an idle-class neighbour's cache and memory traffic moved them past
 # their bounds (2 of 2 overlapped runs), so they run first, alone, before anything else starts. The
-# fallback's timeline under real gunicorn (29/s against a limit of 30, no 429 allowed) met one 429 in 2
-# of 5 overlapped MariaDB runs and none in 11 runs beside the parallel phase alone, nor in any run by itself.
+# fallback's timeline under real gunicorn (no 429 allowed) met one in 3 of 6 whole-suite MariaDB runs,
+# none in 24 runs by itself: it runs alone too (and at 28/s, test_cron_missing.py says why).
 SOLO_FILES = ("tests/telegram/test_shared_budget.py", "tests/telegram/test_shared_budget_api.py",
               "tests/reliability/test_cron_missing.py")
 

@@ -89,7 +89,7 @@ def test_without_cron_traffic_drains_the_queue_and_cron_finishes_it(app, simulat
     simulator.configure(global_rate=30, latency_ms=30)
     # Two gunicorn workers, cron's pumps and the /start replies share one budget: at 28, as the other
     # multi-process scenarios and docs/BROADCAST.md's advice for a busy host. At the default 29 (one slot of
-    # margin) it met a 429 in 3 of 8 MariaDB runs under disk writeback; the late sender was not pinned down.
+    # margin) it met a 429 in 3 of 6 whole-suite MariaDB runs (disk writeback); the late sender was not pinned down.
     use_settings(telegram_rate_per_second=CAP, broadcast_rate_per_second=CAP)
     recipients = set(create_users(RECIPIENTS))
     job = create_text_job()
