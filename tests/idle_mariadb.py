@@ -22,6 +22,8 @@ from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 
+from tests.ports import free_port
+
 SERVER = "mariadbd"
 INSTALL = "mariadb-install-db"
 START_SECONDS = 30.0  # a fresh data directory answers in well under a second here
@@ -46,7 +48,7 @@ def idle_server(url: str, preexec: Callable[[], None]) -> Iterator[str | None]:
     server = moved = None
     try:
         try:
-            port = _free_port()
+            port = free_port()
             server = _start(home, port, preexec)
             moved = on_server(url, port)
         except (OSError, subprocess.SubprocessError, TimeoutError) as exc:
@@ -106,12 +108,6 @@ def _stop(server: subprocess.Popen) -> None:
         server.kill()
         server.wait()
 
-
-def _free_port() -> int:
-    """Return a loopback port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _path() -> str:

@@ -42,10 +42,10 @@ from tests.deploy.stack import (
     create_database,
     drop_database,
     flask,
-    free_port,
     hand_to_account,
     install_app,
 )
+from tests.ports import free_port
 
 TOKEN = "123456:DEPLOY-token-abcdefghijklmnop"
 

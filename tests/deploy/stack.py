@@ -88,12 +88,6 @@ def run(argv: list, *, log: Path | None = None, check: bool = True, timeout: flo
     return proc
 
 
-def free_port() -> int:
-    """Return a loopback port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 def wait_for_port(port: int, timeout: float = 15.0) -> None:
     """Wait until something accepts connections on the loopback port."""

@@ -60,9 +60,3 @@ def write_json(handler: BaseHTTPRequestHandler, status: int, payload: bytes) -> 
     handler.end_headers()
     handler.wfile.write(payload)
 
-
-def free_port() -> int:
-    """Return a loopback port with nothing listening on it."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]

@@ -9,7 +9,8 @@ from app.telegram.client import TelegramClient
 from app.telegram.errors import TelegramError
 from app.telegram.outbox import Outbox
 from app.telegram.pacing import RateLimiter
-from tests.telegram.stub_server import DROP, StubServer, free_port
+from tests.ports import free_port
+from tests.telegram.stub_server import DROP, StubServer
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from app.telegram.errors import (
     Unauthorized,
     UnknownOutcome,
 )
-from tests.telegram.stub_server import DROP, StubServer, free_port
+from tests.ports import free_port
+from tests.telegram.stub_server import DROP, StubServer
 
 TOKEN = "654321:STUB-token-zyxwvutsrqponm"
 

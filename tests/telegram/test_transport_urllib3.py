@@ -13,9 +13,10 @@ import requests
 
 from app.telegram.client import TelegramClient
 from app.telegram.errors import NetworkError
+from tests.ports import free_port
 from tests.telegram import tls_server as tls
 from tests.telegram.connect_proxy import ConnectProxy
-from tests.telegram.stub_server import free_port, write_json
+from tests.telegram.stub_server import write_json
 from tests.telegram.tls_server import TlsServer
 
 TOKEN = "654321:U3-token-zyxwvutsrqponm"
