@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ from app.services.settings import load_settings, set_setting
 from tests import forkserver
 from tests.broadcast.helpers import BASE_ID, assert_consistent, reload
 from tests.conftest import ADMIN_ID, PUMP_TOKEN, TOKEN, WEBHOOK_SECRET
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -48,12 +48,6 @@ def spawn_flask(args: list[str], env: dict, log_path: Path) -> forkserver.Child 
         return forkserver.start([str(BIN / "flask"), "--app", "wsgi", *args], cwd=ROOT, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)
 
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """Return a loopback port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
 
 
 def start_gunicorn(env: dict, log_path: Path, workers: int = 2, *, host: str = "127.0.0.1",
@@ -196,14 +190,3 @@ def assert_logs_clean(folder: Path) -> int:
         assert_no_secret(log.read_text(errors="replace"), f"the process log {log.name}")
     return len(logs)
 
-
-def busiest_second(deliveries: list[dict]) -> list[tuple]:
-    """Return the deliveries of the busiest 1 s window as (seconds into it, method, chat): a stray 429's neighbours."""
-    times = sorted((d["t"], d["method"], d["chat_id"]) for d in deliveries)
-    best, start = [], 0
-    for end, (t, _method, _chat) in enumerate(times):
-        while times[start][0] <= t - 1.0:
-            start += 1
-        if end + 1 - start > len(best):
-            best = times[start:end + 1]
-    return [(round(t - best[0][0], 3), method, chat) for t, method, chat in best]
