@@ -116,6 +116,7 @@ def rules() -> dict:
         "plan!=free & city in": Target(Rule(fields=(FieldTest("plan", "!=", ("free",)),
                                                     FieldTest("city", "in", CITIES[:2])),), "paid"),
         "received, not clicked": Target(Rule(not_clicked=(JOB,)), "nc"),
+        "not clicked, seen today": Target(Rule(Audience(active_days=1), not_clicked=(JOB,)), "nc1"),
         "all - vip - churn": Target(Rule(), None, (("vip", vip), ("churn", Rule(tags_any=("churn",))))),
     }
 

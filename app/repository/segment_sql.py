@@ -132,6 +132,11 @@ def has_positives(rule: Rule) -> bool:
     return bool(_positives(rule))
 
 
+def only_broadcasts_positive(rule: Rule) -> bool:
+    """Tell whether a rule names a broadcast and no tag or field value its users must have (see _positives)."""
+    return bool(rule.job_ids) and not (rule.tags_any or rule.tags_all or any(f.op != "!=" for f in rule.fields))
+
+
 def _in(model, conditions):
     """Return users.id IN (SELECT user_id FROM model WHERE conditions)."""
     return User.id.in_(select(model.user_id).where(*conditions(model)))
@@ -164,21 +169,20 @@ def _negatives(rule: Rule) -> list:
         where.append(~select(literal(1)).where(UserTag.user_id == User.id, UserTag.tag.in_(rule.tags_none))
                      .correlate(User).exists())
     where += [_field(test) for test in rule.fields if test.op == "!="]
-    for job_id in rule.not_clicked:
-        clicked = _items(job_id).where(I.clicked_at.is_not(None), I.user_id == User.id).correlate(User)
-        where.append(~clicked.exists())
+    where += [~clicked_copy(job_family(job_id)).exists() for job_id in rule.not_clicked]
     return where
+
+
+def clicked_copy(family: list[int]):
+    """Return SELECT of this user's clicked copies of a job family (correlated to users by name)."""
+    return (select(I.user_id).where(I.job_id.in_(family), I.status == SENT, I.clicked_at.is_not(None),
+                                    I.user_id == User.id).correlate(User))
 
 
 def _field(test: FieldTest):
     """Return a != condition: users without the field pass (they do not have that value)."""
     return ~select(literal(1)).where(UserField.user_id == User.id, UserField.name == test.name,
                                      UserField.value == test.values[0]).correlate(User).exists()
-
-
-def _items(job_id: int):
-    """Return SELECT user_id of the copies broadcast job_id (with its retries) delivered."""
-    return select(I.user_id).where(I.job_id.in_(job_family(job_id)), I.status == SENT)
 
 
 def job_family(job_id: int) -> list[int]:

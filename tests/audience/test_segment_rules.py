@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
 from app.extensions import db
 from app.models import BroadcastJobItem, User
@@ -10,7 +10,7 @@ from app.models.audience import Audience
 from app.models.segment_rule import FieldTest, Rule, Target
 from app.services.audience import segments
 from app.services.broadcast.jobs import creation
-from tests.audience.population import JOB, seed, uid
+from tests.audience.population import JOB, RETRY, seed, uid
 from tests.broadcast.helpers import create_text_job
 
 # rule -> the users (offsets in tests/audience/population.py) it must hold; 7 (blocked) and 8 (opted out) never.
@@ -27,6 +27,11 @@ CASES = {
     "received (retry included)": (Rule(received=(JOB,)), {1, 2, 3}),
     "clicked (retry included)": (Rule(clicked=(JOB,)), {1, 3}),
     "not clicked = received, no click": (Rule(not_clicked=(JOB,)), {2}),
+    "received and clicked, one broadcast": (Rule(received=(JOB,), clicked=(JOB,)), {1, 3}),
+    "received, plan != free": (Rule(received=(JOB,), fields=(FieldTest("plan", "!=", ("free",)),)), {1, 3}),
+    "clicked, in Persian, none of vip": (Rule(Audience(langs=("fa",)), tags_none=("vip",), clicked=(JOB,)),
+                                        {3}),
+    "not clicked, none of fa_news": (Rule(tags_none=("fa_news",), not_clicked=(JOB,)), {2}),
     "and of kinds": (Rule(tags_any=("vip",), fields=(FieldTest("city", "=", ("تهران",)),), received=(JOB,)), {1}),
     "base audience alone": (Rule(Audience("all", langs=("fa",))), {1, 2, 3, 4, 5, 6}),
 }
@@ -51,6 +56,16 @@ def test_count_and_population_follow_the_truth_table(app, name):
     job = create_text_job(audience=Target(rule, "s"))
     assert items_of(job.id) == expected
     assert job.total_count == len(expected)
+
+
+def test_a_user_with_two_copies_in_a_retry_family_counts_once(app):
+    """Counted from the copies (segment_count.by_recipients), user 2's second delivered copy adds nobody."""
+    seed()
+    db.session.execute(insert(BroadcastJobItem).values(job_id=RETRY, user_id=uid(2), status="sent"))
+    db.session.commit()
+    for rule, expected in ((Rule(received=(JOB,)), {1, 2, 3}), (Rule(not_clicked=(JOB,)), {2})):
+        assert segments.count_rule(rule) == len(expected)
+        assert items_of(create_text_job(audience=Target(rule, "s")).id) == expected
 
 
 def test_exclusions_leave_out_every_user_of_each_excluded_rule(app):
