@@ -101,7 +101,7 @@ def _send_at(raw: str):
                    "never on albums).")
 @click.option("--at", "at", metavar="TIME", help=AT_HELP)
 @click.option("--expire-after", metavar="T", help="Delete each copy for everyone T after it was sent (6h, 90m; "
-                                                  "at most 47h). Cron runs it.")
+                                                  "at most 47h; with --every, each occurrence's). Cron runs it.")
 @every_options
 @ab_create.ab_options
 def create(audience, segment, excludes, text, copy_from, message_id, message_ids, variants, copied_media, button_text,
@@ -112,8 +112,6 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
     check_every(every, until, count, if_missed, at)
     params = click.get_current_context().params
     ab_create.check(params)  # --ab / --ab-copy: an A/B test, each one version
-    if every is not None and expire_after is not None:
-        raise click.UsageError("--expire-after deletes one broadcast's copies; it cannot be given with --every")
     # A test's draft holds its audience, buttons and options; its versions are the --ab / --ab-copy options.
     content = ({"type": "text", "text": "A/B"} if ab_create.is_test(params)
                else content_of(text, copy_from, message_id, message_ids, copied_media))

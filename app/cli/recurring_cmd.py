@@ -8,6 +8,7 @@ from app.cli.common import CommandError, echo_json, render_table
 from app.services import audit
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.schedule import recurring
 from app.services.broadcast.schedule import recurring_series as series
 from app.services.broadcast.schedule.occurrences import IF_MISSED
 from app.services.broadcast.schedule.recurrence import RuleError
@@ -60,7 +61,7 @@ def create_series(draft: Draft, every: str, until, count, if_missed, created_by)
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
     click.echo(row.id)
-    audience = creation.count_recipients(draft.target)
+    audience = creation.count_recipients(recurring.audience_of(row, draft))  # its segment, as each occurrence
     click.echo(f"recurring broadcast {row.id}: {row.rule}, first at {tehran_iso(row.next_at)} "
                f"(its audience has {audience} users now)", err=True)
 
@@ -105,6 +106,7 @@ def show(series_id: int, as_json: bool) -> None:
         echo_json(found.as_dict())
         return
     click.echo(series.summary(found.row, "en"))
+    click.echo(f"  audience: {series.audience_text(found.row)}")
     for at in found.upcoming:
         click.echo(f"  next: {describe(at, 'en')}")
     for o in found.occurrences:

@@ -38,6 +38,9 @@ class RecurringBroadcast(db.Model):
     status: Mapped[str] = mapped_column(String(8), nullable=False, default=ACTIVE)
     rule: Mapped[str] = mapped_column(String(64), nullable=False)  # canonical text (schedule/recurrence.py)
     draft: Mapped[str] = mapped_column(Text, nullable=False)  # jobs/draft.py's JSON: content, audience, options
+    # The segment rule it sends to (app.models.segment_rule.Target JSON), fixed at creation as a job's is;
+    # NULL: the draft's plain audience.
+    audience_rule: Mapped[str | None] = mapped_column(Text)
     if_missed: Mapped[str] = mapped_column(String(4), nullable=False)  # "send" or "skip"
     # Occurrences must come before until_at (the end date's Tehran midnight, UTC); at most count_limit of them.
     until_at: Mapped[datetime | None] = mapped_column(DateTime)

@@ -19,9 +19,7 @@ import logging
 from datetime import datetime, timedelta
 
 from app.extensions import db
-from app.models.audience import Audience
 from app.models.broadcast import CANCELLED, CONTENT_COPY, CONTENT_TEXT, DRAFT, SCHEDULED, BroadcastJob
-from app.models.segment_rule import Target
 from app.repository import ab as repo
 from app.repository import broadcast_jobs as jobs_repo
 from app.repository.db_clock import db_utcnow
@@ -33,6 +31,7 @@ from app.services.broadcast.content import ab_content, keyboard
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.control import start_next_if_idle
+from app.services.broadcast.jobs.job_audience import audience_of
 from app.services.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -44,19 +43,6 @@ COPIED = ("audience", "audience_langs", "audience_active_days", "audience_joined
 
 class NotPickable(ValueError):
     """The test cannot take a winner now; the message says why in one line."""
-
-
-def audience_of(job: BroadcastJob) -> Audience | Target:
-    """Return the audience a job was created for: its segment snapshot, or its base audience and filters."""
-    if job.audience_rule:
-        return Target.from_json(job.audience_rule)
-    return Audience(job.audience, _listed(job.audience_langs), job.audience_active_days, job.audience_joined_days,
-                    _listed(job.audience_sources))
-
-
-def _listed(raw: str | None) -> tuple[str, ...]:
-    """Return a comma-joined column as a tuple (empty for NULL)."""
-    return tuple(raw.split(",")) if raw else ()
 
 
 def versions_of(test_id: int) -> list[stats.Version]:

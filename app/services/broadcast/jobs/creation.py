@@ -162,18 +162,13 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
     """
     if send_at is not None:
         send_at = check_future(send_at, db_utcnow())
-    audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button,
-                                              tap, keyboard)
-    # A keyboard holds the link button now (check_content).
-    button_text, button_url = (None, None) if "keyboard" in fields else (button_text, button_url)
-    columns = _audience_columns(audience)
     now = db_utcnow()  # created_at is compared with the database's clock (the cron watch)
-    columns.update(expiry_columns(expire_after, send_at or now))  # ValueError past 47 h, before any row
-    job = insert_draft(settings, **columns, silent=bool(silent), protect=bool(protect),
-                       created_by=created_by, button_text=button_text, button_url=button_url,
-                       progress_chat_id=progress_chat_id, progress_lang=lang, created_at=now,
-                       variants=variants_service.dump(checked), urgent=bool(urgent), optout_button=optout_button,
-                       **fields)
+    audience, columns, checked = send_columns(
+        audience, content, button_text=button_text, button_url=button_url, variants=variants,
+        optout_button=optout_button, tap=tap, keyboard=keyboard, silent=silent, protect=protect, urgent=urgent,
+        expire_after=expire_after, first_copy=send_at or now)
+    job = insert_draft(settings, **columns, created_by=created_by, progress_chat_id=progress_chat_id,
+                       progress_lang=lang, created_at=now)
     total = populate_in_chunks(job.id, audience, now, variants=checked)
     if total == 0:
         discard_draft(job.id)
@@ -183,13 +178,38 @@ def create_job(*, audience: Audience | Target | str, created_by: int | None, con
         detail += " variants=" + ",".join(checked)
     if send_at is not None:
         detail += f" send_at={send_at:%Y-%m-%dT%H:%M:%SZ}"
-    detail += " urgent" * bool(urgent) + " unsubscribe_button" * bool(job.optout_button)
-    if expire_after is not None:
-        detail += f" expire_after={format_after(expire_after)}"
+    detail += options_detail(job)
     queue_populated(job, total, actor, audit.SCHEDULED if send_at is not None else action, detail, send_at)
     log.info("broadcast job %s created: audience=%s total=%s status=%s send_at=%s", job.id, audience, total,
              job.status, job.send_at)
     return job
+
+
+def send_columns(audience: Audience | Target | str, content: dict, *, button_text: str | None,
+                 button_url: str | None, variants: dict | None, optout_button: bool | None, tap: dict | None,
+                 keyboard: dict | None, silent: bool, protect: bool, urgent: bool, expire_after: timedelta | None,
+                 first_copy: datetime) -> tuple[Audience | Target, dict, dict]:
+    """Check a send job's content and options (ValueError) and return its audience, its row's columns, its variants.
+
+    create_job and a recurring broadcast's occurrences build their rows here,
+    so an occurrence carries every option its series was given.
+    """
+    audience, fields, checked = check_content(audience, content, button_text, button_url, variants, optout_button,
+                                              tap, keyboard)
+    # A keyboard holds the link button now (check_content).
+    button_text, button_url = (None, None) if "keyboard" in fields else (button_text, button_url)
+    columns = {**_audience_columns(audience), **expiry_columns(expire_after, first_copy)}  # ValueError past 47 h
+    return audience, {**columns, **fields, "silent": bool(silent), "protect": bool(protect), "urgent": bool(urgent),
+                      "button_text": button_text, "button_url": button_url, "optout_button": optout_button,
+                      "variants": variants_service.dump(checked)}, checked
+
+
+def options_detail(job: BroadcastJob) -> str:
+    """Return the audit detail's words for a new job's options: urgent, unsubscribe button, auto-expiry."""
+    detail = " urgent" * bool(job.urgent) + " unsubscribe_button" * bool(job.optout_button)
+    if job.expire_after is not None:
+        detail += f" expire_after={format_after(job.expire_after)}"
+    return detail
 
 
 def _audience_columns(audience: Audience | Target | str) -> dict:

@@ -8,21 +8,21 @@ from datetime import datetime, timedelta
 
 from app.extensions import db
 from app.models.recurring import ACTIVE, MADE, RecurringBroadcast, RecurringOccurrence
+from app.models.segment_rule import Target
 from app.repository import recurring as repo
 from app.repository.db_clock import db_utcnow
 from app.services import audit
-from app.services.broadcast.jobs import creation
+from app.services.audience import segments
 from app.services.broadcast.jobs.draft import Draft
+from app.services.broadcast.schedule import recurring
 from app.services.broadcast.schedule.occurrences import IF_MISSED, Series
 from app.services.broadcast.schedule.recurrence import RuleError, end_bound, parse_end_date, parse_rule
-from app.services.broadcast.schedule.recurring import series_of
+from app.services.broadcast.schedule.recurring import CREATED, PAUSED, RESUMED, STOPPED, draft_columns, series_of
 from app.services.broadcast.schedule.send_time import describe, tehran_iso
 from app.texts import t
 
 log = logging.getLogger(__name__)
 MAX_COUNT = 10_000
-# Audit actions of a series (its job_id column stays empty; the detail names the series).
-CREATED, PAUSED, RESUMED, STOPPED = "recurring_created", "recurring_paused", "recurring_resumed", "recurring_stopped"
 
 
 @dataclass(frozen=True)
@@ -36,12 +36,20 @@ class SeriesView:
     def as_dict(self) -> dict:
         """Return the JSON form `recurring show --json` prints (times in Tehran, ISO 8601)."""
         r = self.row
-        return {"id": r.id, "status": r.status, "rule": r.rule, "if_missed": r.if_missed,
+        return {"id": r.id, "status": r.status, "rule": r.rule, "audience": audience_text(r), "if_missed": r.if_missed,
                 "until": _until_day(r.until_at), "count": r.count_limit, "occurrences": r.occurrences,
                 "made": r.made_count, "next_at": tehran_iso(r.next_at),
                 "upcoming": [tehran_iso(at) for at in self.upcoming],
                 "jobs": [{"occurs_at": tehran_iso(o.occurs_at), "outcome": o.outcome, "job_id": o.job_id}
                          for o in self.occurrences]}
+
+
+def audience_text(row: RecurringBroadcast) -> str:
+    """Return whom a series sends to, as audit details name it ("segment=vip exclude=staff", "all lang=fa")."""
+    try:
+        return str(recurring.audience_of(row, Draft.from_json(json.loads(row.draft))))
+    except segments.SegmentMissing as exc:
+        return str(exc)
 
 
 def _until_day(until_at: datetime | None) -> str | None:
@@ -57,9 +65,9 @@ def create(draft: Draft, rule_text: str, *, until: str | None, count: int | None
         raise RuleError("rec_err_if_missed", value=if_missed)
     if count is not None and not 1 <= count <= MAX_COUNT:
         raise RuleError("rec_err_count", max=MAX_COUNT)
-    creation.check_content(draft.target, draft.content, draft.button_text, draft.button_url, draft.variants,
-                           keyboard=draft.keyboard)
     now = db_utcnow()
+    # Every option checked as a job's would be; a segment's rule kept as of now, as a job keeps it.
+    audience, _, _ = draft_columns(draft, segments.of_draft(draft), now)
     until_at = end_bound(parse_end_date(until)) if until else None
     if until_at is not None and until_at <= now:
         raise RuleError("rec_err_until_past", until=until)
@@ -67,6 +75,7 @@ def create(draft: Draft, rule_text: str, *, until: str | None, count: int | None
     if first is None:
         raise RuleError("rec_err_never", until=until, first=describe(rule.next_after(now), "en"))
     row = repo.add(status=ACTIVE, rule=rule.text, draft=json.dumps(draft.to_json(), ensure_ascii=False),
+                   audience_rule=audience.to_json() if isinstance(audience, Target) else None,
                    if_missed=if_missed, until_at=until_at, count_limit=count, next_at=first, lang=lang,
                    created_by=created_by, created_at=now)
     audit.record(actor, CREATED, None, f"recurring=#{row.id} rule={rule.text} first={first:%Y-%m-%dT%H:%M:%SZ}")
