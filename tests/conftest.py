@@ -204,3 +204,14 @@ def client(app):
 def runner(app):
     """A Flask CLI runner."""
     return app.test_cli_runner()
+
+
+PUBLIC_URL = "https://bot.example.com"
+
+
+@pytest.fixture
+def public_url(app):
+    """The app with PUBLIC_URL set, as a deployment that tracks clicks."""
+    app.config["PUBLIC_URL"] = PUBLIC_URL
+    yield app
+    app.config["PUBLIC_URL"] = None

@@ -28,7 +28,8 @@ from app.models.broadcast import CANCELLED, CONTENT_ALBUM, CONTENT_TEXT, KIND_SE
 from app.services import admins, audit
 from app.services.broadcast.actions import retry
 from app.services.broadcast.content import keyboard, variants
-from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs import control
+from app.services.broadcast.jobs.content_columns import album_ids
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.estimate import format_estimate, pending_ahead
 from app.services.broadcast.sending import runner
@@ -107,7 +108,7 @@ def _paid_now(ctx: BotContext, job) -> bool:
 def _as_draft(job) -> Draft:
     """Return the job's content in the wizard's draft form, for the preview."""
     if job.content_type == CONTENT_ALBUM:
-        content = {"type": CONTENT_ALBUM, "from_chat_id": job.from_chat_id, "message_ids": creation.album_ids(job)}
+        content = {"type": CONTENT_ALBUM, "from_chat_id": job.from_chat_id, "message_ids": album_ids(job)}
     elif job.content_type == CONTENT_TEXT:
         content = {"type": "text", "text": job.text}
     else:

@@ -8,7 +8,7 @@ from app.cli.validate import text_problem
 from app.models.audience import valid_source
 from app.services.broadcast.content import keyboard
 from app.services.broadcast.content.variants import MEDIA
-from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.content_columns import ALBUM_MAX_PARTS
 from app.services.broadcast.jobs.expiry_time import parse_after
 
 # Ids are BIGINT (SQLite INTEGER): anything larger cannot exist.
@@ -50,8 +50,8 @@ def album_ids(value: str) -> list[int]:
     except ValueError:
         raise click.BadParameter("a comma-separated list of message ids, e.g. 10,11,12",
                                  param_hint="--message-ids") from None
-    if not ALBUM_MIN_PARTS <= len(ids) <= creation.ALBUM_MAX_PARTS:
-        raise CommandError(f"--message-ids: a Telegram album has {ALBUM_MIN_PARTS} to {creation.ALBUM_MAX_PARTS} "
+    if not ALBUM_MIN_PARTS <= len(ids) <= ALBUM_MAX_PARTS:
+        raise CommandError(f"--message-ids: a Telegram album has {ALBUM_MIN_PARTS} to {ALBUM_MAX_PARTS} "
                            f"parts, got {len(ids)} distinct ids (one message goes with --message-id)", exit_code=2)
     if not 1 <= ids[0] or ids[-1] > MAX_ID:
         raise click.BadParameter("positive message ids", param_hint="--message-ids")

@@ -200,6 +200,9 @@ class BroadcastJob(db.Model):
     # Clicks on the tracked button (services/broadcast/reporting/clicks.py): every valid one, and who clicked.
     clicks_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     clicks_unique: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Whether its copies' link buttons carry tracked links (PUBLIC_URL set when it was made: clicks.tracked);
+    # False: clicks cannot be counted, so none is shown as 0; NULL: made before this was recorded.
+    links_tracked: Mapped[bool | None] = mapped_column(Boolean)
     # Recipients skipped by the frequency cap (counted in skipped_count too), and users its opt-out button opted out.
     capped_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     unsubscribed_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

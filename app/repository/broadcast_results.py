@@ -82,10 +82,12 @@ def left_after(job_ids: list[int]) -> dict[int, tuple[int, int]]:
 def recent_sends(job_id: int, limit: int) -> list[dict]:
     """Return the job and up to `limit` broadcasts before it that delivered something, oldest first (counters)."""
     rows = db.session.execute(text(
-        "SELECT id, sent_count, clicks_unique, button_url, created_at FROM broadcast_jobs "
+        "SELECT id, sent_count, clicks_unique, button_url, created_at, links_tracked FROM broadcast_jobs "
         "WHERE kind = :kind AND id <= :j AND (sent_count > 0 OR id = :j) ORDER BY id DESC LIMIT :n"),
         {"kind": KIND_SEND, "j": job_id, "n": limit + 1})
-    return [{"id": int(r[0]), "delivered": int(r[1]), "clicks": int(r[2]), "tracked": bool(r[3]),
+    # Tracked: as the job recorded it (a keyboard's links too); a job made before it did, by its link button.
+    return [{"id": int(r[0]), "delivered": int(r[1]), "clicks": int(r[2]),
+             "tracked": bool(r[5] if r[5] is not None else r[3]) or int(r[2]) > 0,
              "created_at": r[4]} for r in reversed(rows.all())]
 
 

@@ -17,6 +17,9 @@ TEXTS: dict[str, dict[str, str]] = {
     # The clicks line under it (a job with a link button): recipients who clicked, their share, every click.
     "clicks_line": {"fa": "👆 کلیک‌کرده: {clicks} ({rate}) — کل کلیک‌ها: {total}",
                     "en": "👆 Clicked: {clicks} ({rate}) — total clicks: {total}"},
+    # A job whose links went out untracked: its clicks are unknown, never shown as 0.
+    "clicks_untracked_line": {"fa": "👆 کلیک‌ها شمرده نشد: هنگام ساختن این ارسال PUBLIC_URL تنظیم نبود",
+                              "en": "👆 Clicks not counted: PUBLIC_URL was not set when this broadcast was made"},
     "unsent_cancelled": {"fa": "⛔️ ارسال‌نشده (لغو شد): {n}", "en": "⛔️ Not sent (cancelled): {n}"},
     "progress_reason": {"fa": "\n⚠️ علت توقف: {reason}", "en": "\n⚠️ Paused because: {reason}"},
     "remaining": {"fa": "باقیمانده: {pending} — دکمه ادامه را بزن", "en": "Remaining: {pending} — tap Continue"},

@@ -22,18 +22,11 @@ from app.services.broadcast.reporting.progress import summary_text
 from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.broadcast.helpers import BASE_ID, create_users, engine_settings, reload
+from tests.conftest import PUBLIC_URL
 
-PUBLIC = "https://bot.example.com"
+PUBLIC = PUBLIC_URL
 TARGET = "https://example.com/offer?x=1"
 SETTINGS = engine_settings(broadcast_rate_per_second=28)
-
-
-@pytest.fixture
-def tracked(app):
-    """The app with PUBLIC_URL set, as a deployment that tracks clicks."""
-    app.config["PUBLIC_URL"] = PUBLIC
-    yield app
-    app.config["PUBLIC_URL"] = None
 
 
 def button_job(url: str = TARGET, **kw):
@@ -77,7 +70,7 @@ def sent_tracked(simulator, n: int = 3):
     return job, {user: token_of(link) for user, link in links(simulator).items()}
 
 
-def test_each_copy_gets_its_own_link_and_the_first_click_counts_once(tracked, simulator, client):
+def test_each_copy_gets_its_own_link_and_the_first_click_counts_once(public_url, simulator, client):
     job, tokens = sent_tracked(simulator, 3)
     assert len(set(tokens.values())) == 3, "one token per recipient"
     for token in tokens.values():
@@ -97,7 +90,7 @@ def test_each_copy_gets_its_own_link_and_the_first_click_counts_once(tracked, si
     assert view.as_dict()["clicks"] == 2 and view.as_dict()["click_rate"] == round(2 / 3, 4)
 
 
-def test_forged_altered_and_unknown_tokens_redirect_nowhere(tracked, simulator, client):
+def test_forged_altered_and_unknown_tokens_redirect_nowhere(public_url, simulator, client):
     job, tokens = sent_tracked(simulator, 2)
     token = tokens[BASE_ID]
     flip = {c: ("B" if c == "A" else "A") for c in set(token)}
@@ -113,7 +106,7 @@ def test_forged_altered_and_unknown_tokens_redirect_nowhere(tracked, simulator, 
     assert counts(job.id) == (0, 0)
 
 
-def test_a_token_of_job_a_never_redirects_to_job_b_and_the_query_is_ignored(tracked, simulator, client):
+def test_a_token_of_job_a_never_redirects_to_job_b_and_the_query_is_ignored(public_url, simulator, client):
     job_a, tokens = sent_tracked(simulator, 1)
     other = "https://other.example.org/b"
     job_b = button_job(other)
@@ -137,7 +130,7 @@ def test_without_public_url_the_button_is_the_plain_url(app, simulator, client):
     assert job_status(reload(job.id)).as_dict()["clicks"] == 0
 
 
-def test_a_retry_copies_count_on_the_retry_job(tracked, simulator, client):
+def test_a_retry_copies_count_on_the_retry_job(public_url, simulator, client):
     simulator.configure(per_chat_limits=False)
     users = create_users(3)
     simulator.state.set_chats("refuse", users[2:])
@@ -150,7 +143,7 @@ def test_a_retry_copies_count_on_the_retry_job(tracked, simulator, client):
     assert counts(again.id) == (1, 1) and counts(job.id) == (0, 0)
 
 
-def test_an_edit_that_keeps_the_button_keeps_per_recipient_links(tracked, simulator, client):
+def test_an_edit_that_keeps_the_button_keeps_per_recipient_links(public_url, simulator, client):
     job, _ = sent_tracked(simulator, 2)
     edit = unsend_edit.edit_job(job.id, "تازه", actor=audit.ACTOR_CLI, settings=SETTINGS)
     for _ in range(3):
@@ -162,7 +155,7 @@ def test_an_edit_that_keeps_the_button_keeps_per_recipient_links(tracked, simula
     assert counts(edit.id) == (1, 1)
 
 
-def test_export_status_json_summary_and_view_show_clicks(tracked, simulator, client, runner):
+def test_export_status_json_summary_and_view_show_clicks(public_url, simulator, client, runner):
     job, tokens = sent_tracked(simulator, 2)
     click(client, tokens[BASE_ID])
     out = io.BytesIO()
@@ -190,7 +183,7 @@ def test_the_public_url_is_checked_at_start():
             parse_public_url(bad)
 
 
-def test_a_click_while_a_pump_holds_its_job_waits_for_it_instead_of_deadlocking(tracked, simulator, client):
+def test_a_click_while_a_pump_holds_its_job_waits_for_it_instead_of_deadlocking(public_url, simulator, client):
     job, tokens = sent_tracked(simulator, 2)
     item_id = clicks.item_of(tokens[BASE_ID])
     db.session.commit()

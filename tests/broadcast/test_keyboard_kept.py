@@ -19,18 +19,12 @@ from app.services.broadcast.reporting import clicks
 from app.services.broadcast.schedule import recurring, recurring_series
 from app.services.broadcast.sending.drain import pump, pump_all
 from tests.broadcast.helpers import BASE_ID, create_users, engine_settings
+from tests.conftest import PUBLIC_URL
 
 FAST = engine_settings(broadcast_rate_per_second=28)
-PUBLIC = "https://bot.example.com"
+PUBLIC = PUBLIC_URL
 KB = {"rows": [[{"kind": "url", "text": "Shop", "url": "https://example.com/shop"}],
                [{"kind": "copy", "text": "Code", "copy": "SALE20"}, {"kind": "tap", "text": "Me", "tag": "me"}]]}
-
-
-@pytest.fixture
-def tracked(app):
-    app.config["PUBLIC_URL"] = PUBLIC
-    yield app
-    app.config["PUBLIC_URL"] = None
 
 
 def run(job_id: int) -> None:
@@ -54,7 +48,7 @@ def assert_built(rows: list, job_id: int) -> None:
     assert rows[1][1]["callback_data"] == key_press.callback_data(job_id, 3)
 
 
-def test_every_language_variant_carries_the_keyboard(tracked, simulator):
+def test_every_language_variant_carries_the_keyboard(public_url, simulator):
     create_users(2)
     db.session.execute(update(User).where(User.id == BASE_ID).values(language_code="en"))
     db.session.commit()
@@ -67,7 +61,7 @@ def test_every_language_variant_carries_the_keyboard(tracked, simulator):
         assert_built(rows, job.id)
 
 
-def test_a_retry_sends_the_keyboard_with_presses_and_links_of_its_own(tracked, simulator):
+def test_a_retry_sends_the_keyboard_with_presses_and_links_of_its_own(public_url, simulator):
     create_users(2)
     simulator.refuse(BASE_ID)
     job = creation.create_job(audience="all", created_by=1, settings=FAST, keyboard=KB,
@@ -80,7 +74,7 @@ def test_a_retry_sends_the_keyboard_with_presses_and_links_of_its_own(tracked, s
     assert_built(copy["reply_markup"]["inline_keyboard"], again.id)
 
 
-def test_every_version_of_an_ab_test_carries_the_keyboard(tracked, simulator):
+def test_every_version_of_an_ab_test_carries_the_keyboard(public_url, simulator):
     create_users(20)
     test = split.create_test(audience="all", texts=["A text", "B text"], share=50, wait=timedelta(hours=2),
                              button_text=None, button_url=None, created_by=1, settings=FAST, kb=KB)
@@ -91,14 +85,14 @@ def test_every_version_of_an_ab_test_carries_the_keyboard(tracked, simulator):
         assert_built(rows, test.id)
 
 
-def test_an_ab_test_needs_a_tracked_link_in_its_keyboard(tracked):
+def test_an_ab_test_needs_a_tracked_link_in_its_keyboard(public_url):
     create_users(20)
     with pytest.raises(ValueError, match="PUBLIC_URL"):
         split.create_test(audience="all", texts=["A", "B"], share=50, wait=timedelta(hours=2), button_text=None,
                           button_url=None, created_by=1, settings=FAST, kb={"rows": [KB["rows"][1]]})
 
 
-def test_each_occurrence_of_a_recurring_broadcast_carries_the_keyboard(tracked, simulator):
+def test_each_occurrence_of_a_recurring_broadcast_carries_the_keyboard(public_url, simulator):
     create_users(2)
     draft = Draft(content={"type": "text", "text": "هفتگی"}, keyboard=KB).with_target(Audience("all"))
     row = recurring_series.create(draft, "daily 10:00", until=None, count=None, if_missed="send", created_by=1,

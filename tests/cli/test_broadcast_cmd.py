@@ -139,7 +139,7 @@ def test_status_json_prints_every_column_under_its_own_key_in_a_fixed_order(runn
         "created_at": "2026-12-01T10:00:00Z", "started_at": "2026-12-01T10:00:05Z",
         "finished_at": "2026-12-01T10:00:15Z", "send_at": "2026-12-01T09:30:00Z",
         "send_at_tehran": "2026-12-01T13:00:00+03:30", "schedule_missed": True,
-        "clicks": 8, "click_total": 9, "click_rate": 0.7273,
+        "clicks": 8, "click_total": 9, "click_rate": 0.7273, "clicks_counted": True,
         # An unsend job: no unsubscribe button of its own; nothing capped, nobody unsubscribed, not urgent.
         "frequency_capped": 0, "unsubscribe_button": False, "unsubscribed": 0, "urgent": False, "quiet_paused": False,
         "segment": None, "exclude_segments": [],

@@ -13,7 +13,7 @@ from app.models.broadcast import (
 )
 from app.services.audience import key_press, tap
 from app.services.broadcast.content import ab_content, keyboard, variants
-from app.services.broadcast.jobs import creation
+from app.services.broadcast.jobs.content_columns import album_ids
 from app.texts import LANGS, t
 
 # The callback data of the opt-out button under a copy (app.bot.subscription declares both handlers): copies
@@ -74,7 +74,7 @@ def message_params(job: BroadcastJob, paid: bool) -> tuple[str, dict]:
     if job.content_type == CONTENT_ALBUM:
         # copyMessages takes neither a button nor allow_paid_broadcast (albums are never paid),
         # but the silent and protect options apply to every part.
-        album = {"from_chat_id": job.from_chat_id, "message_ids": creation.album_ids(job)}
+        album = {"from_chat_id": job.from_chat_id, "message_ids": album_ids(job)}
         if markup := with_keyboard(None, job):  # so a keyboard follows in a message of its own
             album[FOLLOW] = {"text": keyboard.note_of(keyboard.load(job.keyboard)), "reply_markup": markup,
                              **send_options(job)}

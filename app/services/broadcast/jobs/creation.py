@@ -1,7 +1,6 @@
 """Create a broadcast job: check its content, count its audience, insert and queue the draft."""
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime, timedelta
 
@@ -10,8 +9,6 @@ from app.models.audience import Audience
 from app.models.broadcast import (
     AUDIENCES,
     CONTENT_ALBUM,
-    CONTENT_COPY,
-    CONTENT_TEXT,
     DRAFT,
     KIND_EDIT,
     KIND_SEND,
@@ -26,20 +23,21 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
 from app.services.audience import tap as tap_button
-from app.services.broadcast.content import ab_content, text_rules
+from app.services.broadcast.content import ab_content
 from app.services.broadcast.content import keyboard as keyboards
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
+from app.services.broadcast.jobs.content_columns import content_fields
 from app.services.broadcast.jobs.control import start_next_if_idle
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.expiry_time import expiry_columns, format_after
 from app.services.broadcast.jobs.population import discard_draft, populate_in_chunks
+from app.services.broadcast.reporting import clicks
 from app.services.broadcast.schedule.send_time import check_future
 from app.services.settings import load_settings
 from app.texts import t
 
 log = logging.getLogger(__name__)
-ALBUM_MAX_PARTS = 10  # a Telegram album (media group) has at most 10 parts
 
 
 class EmptyAudience(ValueError):
@@ -76,41 +74,6 @@ def variant_counts(audience: Audience | str, codes: list[str]) -> dict:
     return counts
 
 
-def _content_fields(content: dict) -> dict:
-    """Validate the content description and return job columns."""
-    kind = content.get("type")
-    if kind == CONTENT_COPY:
-        try:
-            return {"content_type": CONTENT_COPY, "from_chat_id": int(content["from_chat_id"]),
-                    "source_message_id": int(content["message_id"])}
-        except (KeyError, TypeError, ValueError):
-            raise ValueError("copy content needs integer from_chat_id and message_id") from None
-    if kind == CONTENT_ALBUM:
-        return _album_fields(content)
-    if kind == CONTENT_TEXT:
-        text = text_rules.check(content.get("text"))  # the HTML Telegram parses, measured as it shows
-        return {"content_type": CONTENT_TEXT, "text": text, "parse_mode": content.get("parse_mode") or "HTML"}
-    raise ValueError("content type must be 'copy', 'album' or 'text'")
-
-
-def _album_fields(content: dict) -> dict:
-    """Validate an album (1-10 distinct message ids of one chat) and return job columns, ids ascending."""
-    try:
-        from_chat_id = int(content["from_chat_id"])
-        ids = sorted({int(i) for i in content["message_ids"]})
-    except (KeyError, TypeError, ValueError):
-        raise ValueError("album content needs an integer from_chat_id and a list of integer message_ids") from None
-    if not 1 <= len(ids) <= ALBUM_MAX_PARTS or ids[0] < 1:
-        raise ValueError(f"an album needs 1 to {ALBUM_MAX_PARTS} positive message ids")
-    return {"content_type": CONTENT_ALBUM, "from_chat_id": from_chat_id, "source_message_id": ids[0],
-            "source_message_ids": json.dumps(ids)}
-
-
-def album_ids(job: BroadcastJob) -> list[int]:
-    """Return an album job's message ids, ascending."""
-    return json.loads(job.source_message_ids or "[]")
-
-
 def check_content(audience: Audience | Target | str, content: dict, button_text: str | None, button_url: str | None,
                   variants: dict | None, optout_button: bool | None = None,
                   tap: dict | None = None, keyboard: dict | None = None) -> tuple[Audience | Target, dict, dict]:
@@ -129,7 +92,7 @@ def check_content(audience: Audience | Target | str, content: dict, button_text:
     if button_url and (problem := url_problem(button_url)):
         # Telegram would refuse every send of it: refused here, whoever creates the job.
         raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
-    fields = _content_fields(content)
+    fields = content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and (button_text or optout_button):
         raise ValueError("an album carries no button (Telegram allows none): users unsubscribe with /stop")
     fields.update(tap_button.check_tap(tap, fields["content_type"]))
@@ -259,6 +222,7 @@ def insert_draft(settings: dict | None, **columns) -> BroadcastJob:
         optout = bool(settings["broadcast_optout_button"]) and columns.get("content_type") != CONTENT_ALBUM
     job = BroadcastJob(status=DRAFT, batch_size=settings["broadcast_batch_size"], paid=paid, optout_button=optout,
                        paid_limit=settings["broadcast_paid_max_messages"] if paid else None, **columns)
+    job.links_tracked = clicks.tracked(job)  # this process's PUBLIC_URL: the one its links are built with
     db.session.add(job)
     db.session.flush()
     # A keyboard's counters, one row per button, in the job's own transaction (clicks and presses only UPDATE).

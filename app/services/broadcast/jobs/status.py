@@ -75,6 +75,8 @@ class JobView:
     # Tracked button clicks (app.services.broadcast.reporting.clicks): recipients who clicked, and every click.
     # has_button: the copies carry a link button (an album or an unsend has none).
     has_button: bool = False
+    # False: its links went out untracked (no PUBLIC_URL when it was made), so its clicks are unknown, not 0.
+    clicks_counted: bool = True
     clicks: int = 0
     click_total: int = 0
     # Language variants: per variant ("default" first), its items by status; None for a job without variants.
@@ -95,8 +97,8 @@ class JobView:
 
     @property
     def click_rate(self) -> float | None:
-        """Recipients who clicked per delivered copy (0..1, 4 decimals); None before any copy was delivered."""
-        return round(self.clicks / self.sent, 4) if self.sent else None
+        """Recipients who clicked per delivered copy (0..1, 4 decimals); None before a delivery or when not counted."""
+        return round(self.clicks / self.sent, 4) if self.sent and self.clicks_counted else None
 
     @property
     def is_action(self) -> bool:
@@ -133,6 +135,7 @@ class JobView:
             "send_at": _iso(self.send_at), "send_at_tehran": self.send_at_tehran,
             "schedule_missed": self.schedule_missed,
             "clicks": self.clicks, "click_total": self.click_total, "click_rate": self.click_rate,
+            "clicks_counted": self.clicks_counted,
             "frequency_capped": self.capped, "unsubscribe_button": self.unsubscribe_button,
             "unsubscribed": self.unsubscribed, "urgent": self.urgent,
             "quiet_paused": self.quiet_paused,
@@ -181,7 +184,7 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         finished_at=_second(job.finished_at),
         send_at=_second(job.send_at), send_at_tehran=tehran_iso(job.send_at),
         schedule_missed=job.missed_at is not None,
-        has_button=_has_link(job),
+        has_button=_has_link(job), clicks_counted=clicks_counted(job),
         clicks=job.clicks_unique or 0, click_total=job.clicks_total or 0,
         variants=variants, capped=job.capped_count or 0,
         unsubscribe_button=bool(job.optout_button) and job.kind == KIND_SEND, unsubscribed=job.unsubscribed_count or 0,
@@ -236,6 +239,11 @@ def retry_offer(status: JobView) -> Offers:
     if status.status not in (COMPLETED, CANCELLED, PAUSED) or status.is_action:
         return Offers()  # an unsend or edit job is never "retried" as a send
     return Offers(failed=status.failed, not_sent=status.not_sent + status.pending, unknown=status.unknown)
+
+
+def clicks_counted(job: BroadcastJob) -> bool:
+    """Tell whether a job's clicks were counted: its links tracked (unknown for older jobs), or a click recorded."""
+    return job.links_tracked is not False or bool(job.clicks_unique)
 
 
 def _has_link(job: BroadcastJob) -> bool:

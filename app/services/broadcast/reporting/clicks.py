@@ -89,14 +89,9 @@ def tracker(job: BroadcastJob):
     An edit keeps its buttons, so its copies get links of their own (its
     clicks count on the edit job, as a retry's count on the retry).
     """
-    base = current_app.config.get("PUBLIC_URL")
-    kb = keyboard.load(job.keyboard)
-    positions = keyboard.url_positions(kb) if kb else ([0] if job.button_url else [])
-    # An A/B version with buttons of its own: its url buttons' positions in its own keyboard.
-    own = {letter: keyboard.url_positions(kb) for letter, kb in ab_content.own_keyboards(job)}
-    if not base or not (positions or any(own.values())) or job.kind == KIND_UNSEND or (
-            job.content_type == CONTENT_ALBUM and not kb):
+    if not tracked(job):
         return None
+    base, positions, own = current_app.config["PUBLIC_URL"], _url_positions(job), _own_positions(job)
     key, job_id = _key(), job.id
 
     def links(markup: dict, item_id: int, user_id: int, variant: str | None) -> dict:
@@ -116,6 +111,25 @@ def tracker(job: BroadcastJob):
         return params
 
     return personalise
+
+
+def tracked(job: BroadcastJob) -> bool:
+    """Tell whether a job's copies get tracked links: PUBLIC_URL set, a link button, not an unsend (see tracker)."""
+    has_link = bool(_url_positions(job) or any(_own_positions(job).values()))
+    album_without_keyboard = job.content_type == CONTENT_ALBUM and not keyboard.load(job.keyboard)
+    return bool(current_app.config.get("PUBLIC_URL")) and has_link and job.kind != KIND_UNSEND and (
+        not album_without_keyboard)
+
+
+def _url_positions(job: BroadcastJob) -> list[int]:
+    """Return the positions of the job's shared url buttons (the single link button is position 0)."""
+    kb = keyboard.load(job.keyboard)
+    return keyboard.url_positions(kb) if kb else ([0] if job.button_url else [])
+
+
+def _own_positions(job: BroadcastJob) -> dict[str, list[int]]:
+    """Return each A/B version's own url buttons' positions in its own keyboard."""
+    return {letter: keyboard.url_positions(kb) for letter, kb in ab_content.own_keyboards(job)}
 
 
 def follow(token: str) -> str | None:

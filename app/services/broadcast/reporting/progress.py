@@ -45,6 +45,8 @@ def clicks_line(status: JobView, lang: str) -> str:
     """Render the clicks line of a job whose copies carry a link button ("" otherwise); the rate per delivered copy."""
     if not status.has_button:
         return ""
+    if not status.clicks_counted:
+        return "\n" + t("clicks_untracked_line", lang)
     return "\n" + t("clicks_line", lang, clicks=status.clicks, total=status.click_total, rate=percent_text(status))
 
 

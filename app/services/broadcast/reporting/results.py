@@ -17,6 +17,7 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.broadcast.ab import report as ab_report
 from app.services.broadcast.content import ab_content, keyboard
+from app.services.broadcast.jobs.status import clicks_counted
 
 # The broadcasts shown beside this one.
 RECENT = 10
@@ -61,7 +62,7 @@ class Results:
     clicks: Curve
     buttons: list[dict]
     unique_clicks: int
-    ctr: float | None  # None: the broadcast had no tracked button
+    ctr: float | None  # None: the broadcast had no tracked button, or its links went out untracked
     blocked_after: int
     opted_out_after: int
     recent: list[dict]
@@ -87,6 +88,8 @@ def compute(job_id: int) -> Results:
     left = sql.left_after([job_id]).get(job_id, (0, 0))
     pauses, holds = _pauses(job_id, job.finished_at or db_utcnow())
     buttons, presses = _buttons(job, unique)
+    if not clicks_counted(job):
+        buttons = []  # its links went out untracked: no url button's clicks are known (CTR "—", not 0)
     results = Results(
         job_id=job_id, status=job.status, created_at=_iso(job.created_at), finished_at=_iso(job.finished_at),
         counts=counts, delivered=delivered, sent=_curve(job_id, "sent_at"), pauses=pauses, holds=holds,
