@@ -61,7 +61,7 @@ def create_series(draft: Draft, every: str, until, count, if_missed, created_by)
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
     click.echo(row.id)
-    audience = creation.count_recipients(recurring.audience_of(row, draft))  # its segment, as each occurrence
+    audience = creation.count_recipients(recurring.series_audience(row, draft))  # its segment, as each occurrence
     click.echo(f"recurring broadcast {row.id}: {row.rule}, first at {tehran_iso(row.next_at)} "
                f"(its audience has {audience} users now)", err=True)
 

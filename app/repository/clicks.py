@@ -51,7 +51,8 @@ def record_click(job_id: int, item_id: int, now: datetime, position: int = 0, va
 def latest_with_button() -> BroadcastJob | None:
     """Return the newest send job whose copies carry a link button (what /stats reports clicks of), or None."""
     # A keyboard's url button is stored as "kind":"url" (content/keyboard.dump writes no spaces).
-    linked = or_(and_(J.button_url.is_not(None), J.content_type != CONTENT_ALBUM), J.keyboard.contains('"kind":"url"'))
+    had_link = or_(and_(J.button_url.is_not(None), J.content_type != CONTENT_ALBUM),
+                   J.keyboard.contains('"kind":"url"'))
     # Its links were tracked (an A/B version's own too), or, made before that was recorded, it had one.
-    linked = or_(J.links_tracked.is_(True), and_(J.links_tracked.is_(None), linked), J.clicks_unique > 0)
+    linked = or_(J.links_tracked.is_(True), and_(J.links_tracked.is_(None), had_link), J.clicks_unique > 0)
     return db.session.execute(select(J).where(J.kind == KIND_SEND, linked).order_by(J.id.desc()).limit(1)).scalar()

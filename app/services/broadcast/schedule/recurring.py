@@ -77,7 +77,7 @@ def release(series_id: int, occurrence: datetime, now: datetime, settings: dict)
     series, done, if_missed = series_of(row), row.occurrences, row.if_missed
     draft, created_by, lang = Draft.from_json(json.loads(row.draft)), row.created_by, row.lang
     try:
-        audience = audience_of(row, draft)
+        audience = series_audience(row, draft)
     except segments.SegmentMissing as exc:
         db.session.rollback()
         _pause_orphan(series_id, str(exc))
@@ -99,7 +99,7 @@ def release(series_id: int, occurrence: datetime, now: datetime, settings: dict)
     return fill(series_id, decided.send, job_id, draft)
 
 
-def audience_of(row, draft: Draft) -> Audience | Target:
+def series_audience(row, draft: Draft) -> Audience | Target:
     """Return whom a series' occurrences send to: its segment snapshot, else its draft's plain audience.
 
     A series stored before it kept a snapshot (audience_rule NULL) whose

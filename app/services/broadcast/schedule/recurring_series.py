@@ -47,7 +47,7 @@ class SeriesView:
 def audience_text(row: RecurringBroadcast) -> str:
     """Return whom a series sends to, as audit details name it ("segment=vip exclude=staff", "all lang=fa")."""
     try:
-        return str(recurring.audience_of(row, Draft.from_json(json.loads(row.draft))))
+        return str(recurring.series_audience(row, Draft.from_json(json.loads(row.draft))))
     except segments.SegmentMissing as exc:
         return str(exc)
 
