@@ -2,11 +2,16 @@
 import time
 from datetime import date, datetime, timedelta
 
+from sqlalchemy import update
+
 from app.clock import utcnow
-from app.services.broadcast.reporting import picture
+from app.extensions import db
+from app.models import BroadcastJob
+from app.services.broadcast.reporting import alerts, picture
 from app.services.broadcast.sending.drain import pump_all
 from app.services.chains import digest, due
-from tests.broadcast.helpers import at_once
+from app.services.telegram_factory import get_client, new_outbox
+from tests.broadcast.helpers import at_once, create_text_job
 from tests.chains.helpers import BASE, FAST, T0, add_user, make_chain, mark_sent, step_jobs
 from tests.conftest import ADMIN_ID
 from tests.factories import create_user
@@ -71,3 +76,21 @@ def test_a_day_without_step_jobs_sends_no_digest(app, simulator):
     make_chain("joined", "0|One")
     assert digest.send_due(FAST, now=NEXT_MORNING + MIN) == []
     assert simulator.deliveries(chat_id=ADMIN_ID) == []
+
+
+def test_a_step_job_paused_for_quiet_hours_tells_nobody_an_admins_own_job_does(app, simulator):
+    add_user(BASE, started=T0 + MIN)
+    make_chain("joined", "0|One")
+    [step_job] = due.run_due(FAST, now=T0 + 2 * MIN)
+    own = create_text_job(settings=FAST).id
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id.in_([step_job, own]))
+                       .values(status="paused", pause_kind="quiet", active_slot=None))
+    db.session.commit()
+    outbox = new_outbox(get_client(FAST))
+    alerts.job_paused(step_job, "quiet hours", outbox=outbox)  # it resumes on its own at 08:00
+    outbox.close(deadline=time.monotonic() + 5)
+    assert simulator.deliveries(chat_id=ADMIN_ID) == []
+    outbox = new_outbox(get_client(FAST))
+    alerts.job_paused(own, "quiet hours", outbox=outbox)
+    outbox.close(deadline=time.monotonic() + 5)
+    assert len(simulator.deliveries(chat_id=ADMIN_ID)) == 1
