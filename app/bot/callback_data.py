@@ -65,6 +65,7 @@ DECLARED: tuple[Declaration, ...] = (
     ("w.retime", "retime", "id", False), ("w.send_now", "send_now", "id", False),
     ("s.edit", "edit_setting", "setting", False),
     ("j.list", "job_list", None, False), ("j.view", "job_view", "id", False),
+    ("j.auto", "job_automated", None, False),  # /jobs' automated jobs (drip-chain steps, recurring occurrences)
     ("j.export", "export", "id", False),
     ("j.retry", "retry", "id", False), ("j.retry_u", "retry_unknown", "id", False),
     ("r.ok", "retry_ok", None, True), ("r.no", "retry_no", None, True),

@@ -12,7 +12,7 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit, stats
 from app.services.broadcast.content.telegram_html import utf16_len
 from app.services.broadcast.content.text_rules import TEXT_LIMIT
-from app.services.broadcast.jobs import control
+from app.services.broadcast.jobs import control, origin
 from app.services.broadcast.jobs.offers import offers
 from app.services.broadcast.jobs.status import JobView, Offers, job_status
 from app.services.broadcast.reporting import clicks, key_stats
@@ -59,12 +59,16 @@ def on_stats(ctx: BotContext) -> None:
 
 
 def on_jobs(ctx: BotContext) -> None:
-    """List the newest jobs, one button each, with status and progress."""
-    rows = [job_status(job) for job in control.list_jobs(limit=RECENT_JOBS)]
-    if not rows:
+    """List the admins' own newest jobs, one button each; automated ones (chains, recurring) behind one more.
+
+    Apart, so a busy drip chain's many small jobs never push an admin's broadcasts out of the list.
+    """
+    rows = [job_status(job) for job in origin.newest(RECENT_JOBS, automated=False)]
+    automated = bool(origin.newest(1, automated=True))
+    if not rows and not automated:
         ctx.reply("jobs_empty")
         return
-    ctx.reply("jobs_title", keyboards.job_list(ctx.lang, rows))
+    ctx.reply("jobs_title" if rows else "jobs_own_empty", keyboards.job_list(ctx.lang, rows, automated=automated))
 
 
 @button("j.list")
@@ -72,6 +76,15 @@ def on_job_list(ctx: BotContext, _arg: object) -> None:
     """The "back to the list" button."""
     ctx.answer()
     on_jobs(ctx)
+
+
+@button("j.auto")
+def on_automated_jobs(ctx: BotContext, _arg: object) -> None:
+    """List the newest automated jobs: drip-chain steps (💧) and recurring occurrences (🔁)."""
+    ctx.answer()
+    rows = [(job_status(job), origin.CHAIN if job.chain_step_id is not None else origin.RECURRING)
+            for job in origin.newest(RECENT_JOBS, automated=True)]
+    ctx.reply("jobs_automated_title", keyboards.automated_job_list(ctx.lang, rows))
 
 
 @button("j.view")

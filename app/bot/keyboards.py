@@ -64,14 +64,27 @@ def settings_menu(values: dict) -> dict:
     return _inline(rows)
 
 
-def job_list(lang: str, statuses: list[JobView]) -> dict:
-    """Return one button per job, "📢 #id — status — done/total" (an unsend/edit names its source), to its view."""
-    rows = []
-    for s in statuses:
-        label = t(f"job_row_{s.kind}", lang, id=s.id, source=s.source_job_id,
-                  status=t(f"status_{s.status}", lang), done=s.finished_items, total=s.total)
-        rows.append([(label, build("job_view", s.id))])
+def job_list(lang: str, statuses: list[JobView], *, automated: bool = False) -> dict:
+    """Return one button per job, "📢 #id — status — done/total" (an unsend/edit names its source), to its view.
+
+    automated: one more button, to the list of automated jobs (chain steps, recurring occurrences).
+    """
+    rows = [[(_job_row(lang, s, s.kind), build("job_view", s.id))] for s in statuses]
+    if automated:
+        rows.append([(t("btn_jobs_automated", lang), build("job_automated"))])
     return _inline(rows)
+
+
+def automated_job_list(lang: str, rows: list[tuple[JobView, str]]) -> dict:
+    """Return one button per automated job ("💧" a chain step, "🔁" a recurring occurrence), then back to /jobs."""
+    buttons = [[(_job_row(lang, s, made_by), build("job_view", s.id))] for s, made_by in rows]
+    return _inline(buttons + [[(t("btn_jobs_back", lang), build("job_list"))]])
+
+
+def _job_row(lang: str, s: JobView, row: str) -> str:
+    """Return one job's list label (row: its kind, or the automation that made it)."""
+    return t(f"job_row_{row}", lang, id=s.id, source=s.source_job_id, status=t(f"status_{s.status}", lang),
+             done=s.finished_items, total=s.total)
 
 
 def job_actions(lang: str, job_id: int, status: str, offer: Offers = Offers(), chart: bool = False) -> dict:

@@ -7,9 +7,9 @@ A chain's states (each change one guarded UPDATE in app.repository.chains):
 A delivery row (step, user) is written once, UNIQUE, in the transaction that inserts the step's
 job and its items: two cron passes, or a pass killed anywhere, never make a second one.
 """
-from datetime import datetime
+from datetime import date, datetime
 
-from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Date, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.extensions import db
@@ -39,6 +39,8 @@ class Chain(db.Model):
     created_by: Mapped[int | None] = mapped_column(BigInteger)
     # Only triggers at or after this moment (UTC) start the chain; "inactive N days" is a state, taken as it is.
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    # The last Tehran day whose daily digest this chain was taken into (app.services.chains.digest); NULL: none.
+    digest_day: Mapped[date | None] = mapped_column(Date)
 
 
 class ChainStep(db.Model):

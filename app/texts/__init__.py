@@ -13,6 +13,7 @@ from app.texts import (
     actions,
     after_send,
     audience,
+    automated,
     chains,
     jobs,
     keyboard,
@@ -30,7 +31,7 @@ from app.texts import (
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
                                    results, rules, segments, after_send,
-                                   audience, ab, ab_wizard, chains, keyboard)
+                                   audience, ab, ab_wizard, chains, keyboard, automated)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

@@ -20,6 +20,7 @@ WIRE = {
     "w.retime": ("retime", "id", False), "w.send_now": ("send_now", "id", False),
     "s.edit": ("edit_setting", "setting", False),
     "j.list": ("job_list", None, False), "j.view": ("job_view", "id", False),
+    "j.auto": ("job_automated", None, False),  # /jobs' automated jobs (chain steps, recurring occurrences)
     "j.retry": ("retry", "id", False), "j.retry_u": ("retry_unknown", "id", False),
     "j.export": ("export", "id", False), "j.unsend": ("unsend", "id", False), "j.edit": ("edit_all", "id", False),
     "a.yes": ("act_yes", None, True), "a.no": ("act_no", None, True),

@@ -18,6 +18,7 @@ from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.schedule import quiet_release, recurring, releases
 from app.services.broadcast.sending.pump import Pump
 from app.services.broadcast.sending.stops import JOB_ENDED, Stop
+from app.services.chains import digest as chains_digest
 from app.services.chains import due as chains_due
 from app.services.settings import load_settings
 
@@ -135,6 +136,7 @@ def pump_all(max_seconds: float, *, settings: dict | None = None, client=None,
     recurring.release_due(settings)  # each occurrence that has come: its own job, queued (or skipped)
     expiry.run_due(settings)  # due auto-expiries queue their unsend jobs, pumped below like any job
     chains_due.run_due(settings)  # each drip-chain step's newly due users: one queued job per step
+    chains_digest.send_due(settings, client=client)  # once a Tehran day: yesterday's chain numbers to the admins
     ab_cron.run(settings, client=client)  # due A/B tests: the winner's job, queued once (or the admins asked)
     while deadline - clock() > 0.5:
         releases.start_due(settings)
