@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from app.bot.context import BotContext
-from app.services.audience import id_lists, names, tags
+from app.models import names
+from app.services.audience import id_lists, tags
 
 # More ids belong in a CSV and `flask users tag add --csv`: a message is for a handful.
 MAX_IDS = 200

@@ -8,7 +8,8 @@ import click
 
 from app.cli.common import CommandError
 from app.extensions import db
-from app.services.audience import id_lists, names, segments
+from app.models import names
+from app.services.audience import id_lists, segments
 from app.services.audience.bulk import BulkResult
 from app.services.audience.csv_source import BadFile
 

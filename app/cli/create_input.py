@@ -5,7 +5,7 @@ import click
 
 from app.cli.common import CommandError
 from app.cli.validate import text_problem
-from app.models.audience import valid_source
+from app.models import names
 from app.services.broadcast.content import keyboard
 from app.services.broadcast.content.variants import MEDIA
 from app.services.broadcast.jobs.content_columns import ALBUM_MAX_PARTS
@@ -60,11 +60,10 @@ def album_ids(value: str) -> list[int]:
 
 def sources_option(values: tuple[str, ...]) -> tuple[str, ...]:
     """Check each --source as Telegram checks a /start payload, or raise a usage error."""
-    for value in values:
-        if not valid_source(value):
-            raise click.BadParameter(f"{value[:70]!r}: 1 to 64 letters, digits, _ or - (a /start payload)",
-                                     param_hint="--source")
-    return values
+    try:
+        return tuple(names.source(value) for value in values)
+    except names.BadName as exc:
+        raise click.BadParameter(str(exc), param_hint="--source") from None
 
 
 def keyboard_of(keys: tuple[str, ...]) -> dict | None:

@@ -9,6 +9,7 @@ from flask import current_app
 from flask.cli import AppGroup
 
 from app.cli.common import CommandError, echo_json, render_table
+from app.models import names
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience
 from app.models.segment_rule import Rule, Target
 from app.services import audit
@@ -63,9 +64,10 @@ def save(name, base, langs, active_days, joined_days, sources, tag_any, tag_all,
     for line in saved.warnings:
         click.echo(line, err=True)
     if saved.count == 0:
-        click.echo(f"warning: segment {name!r} matches nobody now; a broadcast to it is refused until it does",
-                   err=True)
-    click.echo(f"segment {name!r} {'replaced' if saved.replaced else 'saved'}: {rule} ({saved.count} users now)")
+        click.echo(f"warning: segment {names.quote(saved.segment.name)} matches nobody now; a broadcast to it is "
+                   "refused until it does", err=True)
+    click.echo(f"segment {names.quote(saved.segment.name)} {'replaced' if saved.replaced else 'saved'}: {rule} "
+               f"({saved.count} users now)")
 
 
 def _view(segment, with_count: bool = True) -> dict:
@@ -124,7 +126,7 @@ def delete(name: str) -> None:
         segments.delete(name, actor=audit.ACTOR_CLI)
     except RuleRefused as exc:
         raise CommandError(str(exc), exit_code=2) from None
-    click.echo(f"segment {name!r} deleted (jobs made from it are unchanged)")
+    click.echo(f"segment {names.quote(names.segment_name(name))} deleted (jobs made from it are unchanged)")
 
 
 def segment_draft(draft, audience: str | None, segment: str | None, excludes: tuple[str, ...]):
@@ -136,7 +138,7 @@ def segment_draft(draft, audience: str | None, segment: str | None, excludes: tu
                                "--source (or save them in a segment)")
     try:
         include = segments.get(segment).id if segment is not None else None
-        return replace(draft, segment_id=include, exclude_ids=[segments.get(n).id for n in dict.fromkeys(excludes)]
+        return replace(draft, segment_id=include, exclude_ids=list(dict.fromkeys(segments.get(n).id for n in excludes))
                        or None)
     except RuleRefused as exc:
         raise CommandError(str(exc), exit_code=2) from None

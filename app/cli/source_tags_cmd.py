@@ -5,7 +5,7 @@ import click
 
 from app.cli.common import CommandError, echo_json, render_table
 from app.cli.users_cmd import users_group
-from app.services.audience import names
+from app.models import names
 from app.services.audience import source_tags as service
 
 
@@ -19,7 +19,8 @@ def source_tag(source: str, tag: str) -> None:
     except (service.BadSource, names.BadName) as exc:
         raise CommandError(str(exc), 2) from None
     new = names.tag(tag)
-    click.echo(f"/start {source} tags users {new!r}" + (f" (was {old!r})" if old and old != new else ""))
+    was = f" (was {names.quote(old)})" if old and old != new else ""
+    click.echo(f"/start {names.source(source)} tags users {names.quote(new)}{was}")
 
 
 @users_group.command("source-untag")

@@ -7,8 +7,9 @@ from app.cli.audience_common import checked, report, user_ids, which_users
 from app.cli.common import CommandError, echo_json, render_table
 from app.cli.users_cmd import USER_ID, users_group
 from app.extensions import db
+from app.models import names
 from app.models.user import User
-from app.services.audience import fields, names, tags
+from app.services.audience import fields, tags
 
 
 @users_group.group("tag")
@@ -23,7 +24,7 @@ def tag_add(tag: str, ids: str | None, csv_path, segment: str | None) -> None:
     """Tag the users (ids that are no user are reported, never created); idempotent."""
     tag = checked(names.tag, tag)
     read = user_ids(ids, csv_path, segment)
-    report(f"tag {tag!r}", tags.add_tag(tag, read(), tags.ORIGIN_CLI), "added", "already had it")
+    report(f"tag {names.quote(tag)}", tags.add_tag(tag, read(), tags.ORIGIN_CLI), "added", "already had it")
 
 
 @tag_group.command("remove")
@@ -33,7 +34,7 @@ def tag_remove(tag: str, ids: str | None, csv_path, segment: str | None) -> None
     """Take the tag off the users; idempotent."""
     tag = checked(names.tag, tag)
     read = user_ids(ids, csv_path, segment)
-    report(f"tag {tag!r}", tags.remove_tag(tag, read()), "removed", "did not have it")
+    report(f"tag {names.quote(tag)}", tags.remove_tag(tag, read()), "removed", "did not have it")
 
 
 @users_group.command("tags")
@@ -60,7 +61,7 @@ def field_set(name: str, value: str, ids: str | None, csv_path, segment: str | N
     """Give the users this value of the field (1-255 characters); idempotent."""
     name, value = checked(names.field_name, name), checked(names.field_value, value)
     read = user_ids(ids, csv_path, segment)
-    report(f"field {name}={value!r}", fields.set_field(name, value, read()), "set", "already had it")
+    report(f"field {name}={names.quote(value)}", fields.set_field(name, value, read()), "set", "already had it")
 
 
 @field_group.command("unset")

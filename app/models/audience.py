@@ -1,8 +1,9 @@
 """Who a broadcast reaches: a base audience plus optional filters (pure, stored on the job)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
+
+from app.models import names
 
 AUDIENCES = ("all", "non_members", "members")
 MEMBER_AUDIENCES = ("non_members", "members")
@@ -10,13 +11,14 @@ MEMBER_AUDIENCES = ("non_members", "members")
 LANGS = ("fa", "en", "other")
 # Ten years: a longer "active within" or "joined within" window is a typo, not a filter.
 MAX_DAYS = 3650
-# A /start payload as Telegram allows it in a deep link (t.me/<bot>?start=<payload>): a user's source.
-SOURCE = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
 
 
 def valid_source(value: object) -> bool:
-    """Tell whether value is a source Telegram could have sent as a /start payload."""
-    return isinstance(value, str) and SOURCE.fullmatch(value) is not None
+    """Tell whether value is a source Telegram could have sent as a /start payload (names.source, untrimmed)."""
+    try:
+        return names.source(value) == value
+    except names.BadName:
+        return False
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,7 @@ class Audience:
             raise ValueError(f"language must be one of {', '.join(LANGS)}")
         # One canonical order, so the same choice is always stored the same way.
         object.__setattr__(self, "langs", tuple(lang for lang in LANGS if lang in self.langs))
-        if not all(valid_source(source) for source in self.sources):
-            raise ValueError("a source is 1 to 64 letters, digits, _ or - (a /start payload)")
-        object.__setattr__(self, "sources", tuple(sorted(set(self.sources))))
+        object.__setattr__(self, "sources", tuple(sorted({names.source(source) for source in self.sources})))
         for name in ("active_days", "joined_days"):
             days = getattr(self, name)
             if days is not None and (type(days) is not int or not 1 <= days <= MAX_DAYS):

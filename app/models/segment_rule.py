@@ -2,36 +2,13 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
+from app.models import names
 from app.models.audience import Audience
-from app.models.segment import SEGMENT_NAME_MAX
-from app.models.user_data import FIELD_VALUE_MAX, TAG_MAX
 
-# A tag as users carry it: letters (Persian too), digits, _ and -; Latin letters lower-cased.
-RULE_TAG = re.compile(rf"[\w-]{{1,{TAG_MAX}}}")
-RULE_FIELD = re.compile(r"[a-z0-9_]{1,64}", re.ASCII)
-# A segment's name: what an admin types after `segments show` and sees on a button.
-SEGMENT_NAME = re.compile(rf"[\w-]{{1,{SEGMENT_NAME_MAX}}}")
 FIELD_OPS = ("=", "!=", "in")
 MAX_TERMS = 50  # tags or values in one condition: more is a list to import, not a rule to type
-
-
-def rule_tag(value: str) -> str:
-    """Return value as the tag a rule compares (Latin lower-cased), or raise ValueError saying what is wrong."""
-    tag = value.strip().lower() if value.isascii() else value.strip()
-    if not RULE_TAG.fullmatch(tag):
-        raise ValueError(f"tag {value[:70]!r}: 1 to {TAG_MAX} letters, digits, _ or -")
-    return tag
-
-
-def segment_name(value: str) -> str:
-    """Return value as a segment name, or raise ValueError saying what is wrong."""
-    if not SEGMENT_NAME.fullmatch(value or ""):
-        raise ValueError(f"segment name {value[:70]!r}: 1 to {SEGMENT_NAME_MAX} letters, digits, _ or - "
-                         "(no spaces)")
-    return value
 
 
 @dataclass(frozen=True)
@@ -43,16 +20,15 @@ class FieldTest:
     values: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if not RULE_FIELD.fullmatch(self.name):
-            raise ValueError(f"field name {self.name[:70]!r}: 1 to 64 of a-z, 0-9 and _")
+        # The same rules as `users field set`: a rule typed (or stored) as Plan or a decomposed
+        # تهران names the field and value the users carry.
+        object.__setattr__(self, "name", names.field_name(self.name))
         if self.op not in FIELD_OPS:
             raise ValueError(f"field operator {self.op!r}: one of =, != or in")
-        values = tuple(dict.fromkeys(self.values))
+        values = tuple(dict.fromkeys(names.field_value(v) for v in self.values))
         if not values or (self.op != "in" and len(values) != 1) or len(values) > MAX_TERMS:
             takes = "in takes 1 to 50 values" if self.op == "in" else "= and != take one value"
             raise ValueError(f"field {self.name}: {takes}")
-        if any(len(v) > FIELD_VALUE_MAX for v in values):
-            raise ValueError(f"field {self.name}: a value is at most {FIELD_VALUE_MAX} characters")
         object.__setattr__(self, "values", values)
 
     def __str__(self) -> str:
@@ -75,7 +51,8 @@ class Rule:
 
     def __post_init__(self) -> None:
         for name in ("tags_any", "tags_all", "tags_none"):
-            tags = tuple(sorted({rule_tag(t) for t in getattr(self, name)}))
+            # names.tag, as for users' tags: a rule read back from an older save is normalised here too.
+            tags = tuple(sorted({names.tag(t) for t in getattr(self, name)}))
             if len(tags) > MAX_TERMS:
                 raise ValueError(f"at most {MAX_TERMS} tags in one condition")
             object.__setattr__(self, name, tags)

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from app.services.audience import names
+from app.models import names
 from app.services.audience.tags import add_tag
 from tests.audience.helpers import all_tags, ok, refused, tags_of
 from tests.factories import create_users, get_user

@@ -63,11 +63,11 @@ def test_unknown_tag_or_field_saves_with_a_warning_and_an_empty_segment_warns(ru
 
 BAD = {
     "bad field": (["--field", "plan"], "--field 'plan': write NAME=VALUE, NAME!=VALUE or 'NAME in V1,V2'"),
-    "bad field name": (["--field", "Plan=gold"], "field name 'Plan': 1 to 64 of a-z, 0-9 and _"),
+    "bad field name": (["--field", "plan-x=gold"], "field name 'plan-x' is not 1-64 of a-z, 0-9 and '_'"),
     "empty in": (["--field", "city in ,"], "a value is missing"),
     "no condition": ([], "the rule has no condition"),
     "unknown job": (["--received", "777"], "no broadcast job 777"),
-    "bad tag": (["--tag-all", "a b"], "tag 'a b': 1 to 64 letters, digits, _ or -"),
+    "bad tag": (["--tag-all", "a b"], "tag 'a b' contains a space; a tag is 1 to 64 letters, digits, _ or -"),
 }
 
 

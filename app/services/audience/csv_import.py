@@ -21,8 +21,9 @@ from pathlib import Path
 
 from app.clock import utcnow
 from app.extensions import db
+from app.models import names
 from app.repository import import_rows as repo
-from app.services.audience import csv_plan, csv_source, names
+from app.services.audience import csv_plan, csv_source
 from app.services.audience.bulk import CHUNK, UNKNOWN_SHOWN
 from app.services.audience.csv_source import BadFile
 

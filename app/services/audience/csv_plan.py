@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from app.services.audience import csv_source, id_lists, names
+from app.models import names
+from app.services.audience import csv_source, id_lists
 from app.services.audience.csv_source import BadFile
 
 TAGS_HEADERS = frozenset({"tags", "برچسب‌ها", "برچسب ها", "برچسبها"})
@@ -41,7 +42,7 @@ def plan(header: list[str]) -> list[Column]:
     for number, cell in enumerate(header, start=1):
         column = _column(cell, number)
         if column in seen:
-            raise BadFile(f"header: column {number} {cell.strip()!r} repeats column {seen[column]}")
+            raise BadFile(f"header: column {number} {names.quote(cell.strip())} repeats column {seen[column]}")
         seen[column] = number
         columns.append(column)
     if Column("id") not in seen:
@@ -62,7 +63,7 @@ def _column(cell: str, number: int) -> Column:
                 return Column("tag", names.tag(key[len(prefix):]))
         return Column("field", names.field_name(key))
     except names.BadName as exc:
-        raise BadFile(f"header: column {number} {cell.strip()[:40]!r}: {exc}") from None
+        raise BadFile(f"header: column {number} {names.quote(cell.strip()[:40])}: {exc}") from None
 
 
 def changes(columns: list[Column], cells: list[str]) -> tuple[int, list[Change]]:

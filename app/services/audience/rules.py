@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from app.models import names
 from app.models.broadcast import KIND_SEND
 from app.models.segment_rule import FieldTest, Rule
 from app.repository import segments as repo
@@ -19,16 +20,16 @@ def parse_field(spec: str) -> FieldTest:
     """Parse one --field spec, or raise RuleRefused naming what is wrong."""
     match = _FIELD_SPEC.match(spec)
     if match is None:
-        raise RuleRefused(f"--field {spec[:70]!r}: write NAME=VALUE, NAME!=VALUE or 'NAME in V1,V2'")
+        raise RuleRefused(f"--field {names.quote(spec[:70])}: write NAME=VALUE, NAME!=VALUE or 'NAME in V1,V2'")
     name, op, value = match.group(1), match.group(2).strip(), match.group(3).strip()  # a value keeps inner spaces
     op = "!=" if op == "≠" else op
     values = [v.strip() for v in value.split(",")] if op == "in" else [value]
     if not all(values):
-        raise RuleRefused(f"--field {spec[:70]!r}: a value is missing (an empty value matches nobody)")
+        raise RuleRefused(f"--field {names.quote(spec[:70])}: a value is missing (an empty value matches nobody)")
     try:
         return FieldTest(name, op, tuple(values))
     except ValueError as exc:
-        raise RuleRefused(f"--field {spec[:70]!r}: {exc}") from None
+        raise RuleRefused(f"--field {names.quote(spec[:70])}: {exc}") from None
 
 
 def check_usable(rule: Rule) -> None:
@@ -47,7 +48,7 @@ def check_usable(rule: Rule) -> None:
 
 def warnings(rule: Rule) -> list[str]:
     """Return a line per tag or field no user has yet (allowed: users may get them later)."""
-    lines = [f"warning: no user has tag {tag!r} yet" for tag in repo.tags_without_users(rule.tags)]
-    names = tuple(sorted({f.name for f in rule.fields}))
-    lines += [f"warning: no user has field {name!r} yet" for name in repo.fields_without_users(names)]
+    lines = [f"warning: no user has tag {names.quote(tag)} yet" for tag in repo.tags_without_users(rule.tags)]
+    fields = tuple(sorted({f.name for f in rule.fields}))
+    lines += [f"warning: no user has field {names.quote(name)} yet" for name in repo.fields_without_users(fields)]
     return lines

@@ -8,9 +8,10 @@ from sqlalchemy import Select, func, select
 
 from app.clock import utcnow
 from app.extensions import db
+from app.models import names
 from app.models.audience import Audience
 from app.models.segment import Segment
-from app.models.segment_rule import Rule, Target, segment_name
+from app.models.segment_rule import Rule, Target
 from app.models.user import User
 from app.repository import broadcast_population as population
 from app.repository import segment_sql
@@ -43,22 +44,20 @@ def rule_of(segment: Segment) -> Rule:
 def save(name: str, rule: Rule, *, replace: bool = False, actor: str | None = None,
          created_by: int | None = None) -> Saved:
     """Save a rule under name (replace=True overwrites one); refused in one line, nothing changed, when invalid."""
-    try:
-        name = segment_name(name)
-    except ValueError as exc:
-        raise RuleRefused(str(exc)) from None
+    name = _name(name)
     check_usable(rule)
     stored, now = json.dumps(rule.to_json(), ensure_ascii=False, sort_keys=True), utcnow()
     existing = repo.by_name(name)
     if existing is not None and not replace:
-        raise RuleRefused(f"segment {name!r} exists: add --replace to give it this rule")
+        raise RuleRefused(f"segment {names.quote(name)} exists: add --replace to give it this rule")
     if existing is not None:
         repo.replace_rule(existing, stored, now)
         segment = existing
     else:
         segment = repo.insert(name, stored, created_by, now)
         if segment is None:
-            raise RuleRefused(f"segment {name!r} was saved by someone else just now: add --replace to overwrite it")
+            raise RuleRefused(f"segment {names.quote(name)} was saved by someone else just now: add --replace to "
+                              "overwrite it")
     audit.record(actor, SAVED, None, f"{name}: {rule}")
     db.session.commit()
     found = count_rule(rule)
@@ -66,11 +65,19 @@ def save(name: str, rule: Rule, *, replace: bool = False, actor: str | None = No
 
 
 def get(name: str) -> Segment:
-    """Return the segment of this name, or raise SegmentMissing naming it."""
-    segment = repo.by_name(name)
+    """Return the segment of this name (names.segment_name: VIP is vip), or raise SegmentMissing naming it."""
+    segment = repo.by_name(_name(name))
     if segment is None:
-        raise SegmentMissing(f"no segment {name[:70]!r} (see `flask --app wsgi segments list`)")
+        raise SegmentMissing(f"no segment {names.quote(name[:70])} (see `flask --app wsgi segments list`)")
     return segment
+
+
+def _name(raw: str) -> str:
+    """Return raw as a segment name (names.segment_name), or raise RuleRefused saying why."""
+    try:
+        return names.segment_name(raw)
+    except names.BadName as exc:
+        raise RuleRefused(str(exc)) from None
 
 
 def get_by_id(segment_id: int) -> Segment | None:
@@ -90,8 +97,9 @@ def all_segments() -> list[Segment]:
 
 def delete(name: str, actor: str | None = None) -> None:
     """Delete a segment (jobs made from it keep their own copy of its rule); SegmentMissing if there is none."""
+    name = _name(name)
     if not repo.delete_named(name):
-        raise SegmentMissing(f"no segment {name[:70]!r} (see `flask --app wsgi segments list`)")
+        raise SegmentMissing(f"no segment {names.quote(name[:70])} (see `flask --app wsgi segments list`)")
     audit.record(actor, DELETED, None, name)
     db.session.commit()
 
@@ -106,8 +114,10 @@ def count_rule(rule: Rule | Target) -> int:
 
 def target(include: str | None, excludes: tuple[str, ...] = (), audience: Audience | None = None) -> Target:
     """Resolve segment names into the Target a job stores: include's rule (or audience's) less each exclusion."""
+    include = _name(include) if include else None
     rule = rule_of(get(include)) if include else Rule(audience or Audience())
-    return Target(rule, include, tuple((name, rule_of(get(name))) for name in dict.fromkeys(excludes)))
+    excludes = tuple(dict.fromkeys(_name(name) for name in excludes))  # VIP and vip: one exclusion
+    return Target(rule, include, tuple((name, rule_of(get(name))) for name in excludes))
 
 
 def target_by_ids(include: int | None, excludes: tuple[int, ...], audience: Audience) -> Target:

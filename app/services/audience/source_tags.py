@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from app.clock import utcnow
 from app.extensions import db
-from app.models.audience import valid_source
+from app.models import names
 from app.repository import source_tags as repo
-from app.services.audience import names, tags
+from app.services.audience import tags
 
 
 class BadSource(ValueError):
@@ -13,10 +13,11 @@ class BadSource(ValueError):
 
 
 def check_source(source: str) -> str:
-    """Return source if Telegram could send it as a /start payload, else raise BadSource."""
-    if not valid_source(source):
-        raise BadSource(f"source {source[:70]!r} is not a /start payload (1-64 of A-Z, a-z, 0-9, '_', '-')")
-    return source
+    """Return source (names.source) if Telegram could send it as a /start payload, else raise BadSource."""
+    try:
+        return names.source(source)
+    except names.BadName as exc:
+        raise BadSource(str(exc)) from None
 
 
 def set_source_tag(source: str, tag: str) -> str | None:

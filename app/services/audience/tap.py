@@ -17,8 +17,9 @@ from flask import current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
+from app.models import names
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob, BroadcastJobItem
-from app.services.audience import names, tags
+from app.services.audience import tags
 
 PREFIX = "b.tap"
 KEY_LABEL = b"tap-v1"

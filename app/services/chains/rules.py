@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.models.audience import valid_source
+from app.models import names
 from app.models.chain import INACTIVE, JOINED, MAX_STEPS, SOURCE, TAG, TRIGGERS
-from app.services.audience import names
 from app.services.broadcast.schedule.send_time import latin_digits
 
 UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -59,20 +58,16 @@ def parse_trigger(raw: str) -> Trigger:
     kind, _, value = latin_digits(str(raw)).strip().partition(":")
     kind, value = kind.strip().lower(), value.strip()
     if kind not in TRIGGERS:
-        raise RuleError(f"trigger {raw!r}: give joined, source:X, tag:T, inactive:N or clicked:JOB")
+        raise RuleError(f"trigger {names.quote(str(raw))}: give joined, source:X, tag:T, inactive:N or clicked:JOB")
     if kind == JOINED:
         if value:
             raise RuleError("trigger joined takes no value")
         return Trigger(JOINED)
-    if kind == SOURCE:
-        if not valid_source(value):
-            raise RuleError(f"trigger {raw!r}: a source is 1-64 of A-Z, a-z, 0-9, '_' and '-'")
-        return Trigger(SOURCE, value)
-    if kind == TAG:
+    if kind in (SOURCE, TAG):
         try:
-            return Trigger(TAG, names.tag(value))
+            return Trigger(SOURCE, names.source(value)) if kind == SOURCE else Trigger(TAG, names.tag(value))
         except names.BadName as exc:
-            raise RuleError(f"trigger {raw!r}: {exc}") from None
+            raise RuleError(f"trigger {names.quote(str(raw))}: {exc}") from None
     if not value.isdigit() or int(value) < 1:
         what = "a number of days" if kind == INACTIVE else "a broadcast job id"
         raise RuleError(f"trigger {raw!r}: give {what} after the colon")

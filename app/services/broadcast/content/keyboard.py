@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from app.services.audience import names
+from app.models import names
 from app.services.broadcast.content.button_url import url_problem
 from app.texts import t
 
