@@ -35,7 +35,7 @@ def away_from_midnight() -> None:
     """Wait out the last minute of a Tehran day: the scenario's "today" must not end between its steps."""
     now = db_utcnow()
     db.session.commit()
-    left = (quiet_hours.next_tehran_day_start(now) - now).total_seconds()
+    left = (quiet_hours.tehran_day_start(now) + DAY - now).total_seconds()
     if left < 60:
         time.sleep(left + 1)
 
