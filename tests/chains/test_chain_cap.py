@@ -4,12 +4,14 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
+from app.bot.chains_screen import summary
 from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem, Chain, ChainDelivery, User
 from app.repository.db_clock import db_utcnow
 from app.services.broadcast.schedule import quiet_hours
 from app.services.broadcast.sending.drain import pump, pump_all
 from app.services.chains import due, manage
+from app.texts import t
 from tests.broadcast.helpers import assert_consistent, at_once, create_text_job, engine_settings
 from tests.chains.helpers import BASE, add_user, make_chain, recipients, step_ids, step_jobs
 
@@ -70,6 +72,7 @@ def test_a_capped_step_waits_for_the_next_tehran_day_and_the_chain_goes_on(app, 
     pump_all(10, settings=CAP1)  # cron: step 1's job for both; the cap holds the one who got the news
     assert texts_to(fresh, simulator) == ["Welcome Sara"] and texts_to(capped, simulator) == ["news"]
     assert (stats(1)["delivered"], stats(1)["waiting"], stats(1)["skipped"]) == (1, 1, 0)  # waiting, not ended
+    assert t("chain_step_waiting", "en", n=1) in summary(manage.newest(1)[0], "en")  # /chains says so
     pump_all(10, settings=CAP1)  # later the same day: nothing new for the capped user, no new job
     assert texts_to(capped, simulator) == ["news"] and len(step_jobs()) == 2
 

@@ -5,7 +5,8 @@ a population-time check would go stale for a scheduled or long job, and a
 claim sees every copy another job committed before it (one job sends at a
 time). Nothing here costs a statement per copy: quiet hours are arithmetic on
 the lease's clock, the cap is one read per block (none when it is off) and
-one UPDATE pair when it skips someone.
+one UPDATE pair when it skips someone (one more in a chain step's job: the
+skipped users' claims wait for the next Tehran day).
 """
 from __future__ import annotations
 
