@@ -73,6 +73,9 @@ def test_a_capped_step_waits_for_the_next_tehran_day_and_the_chain_goes_on(app, 
     assert texts_to(fresh, simulator) == ["Welcome Sara"] and texts_to(capped, simulator) == ["news"]
     assert (stats(1)["delivered"], stats(1)["waiting"], stats(1)["skipped"]) == (1, 1, 0)  # waiting, not ended
     assert t("chain_step_waiting", "en", n=1) in summary(manage.newest(1)[0], "en")  # /chains says so
+    first, second = step_ids(manage.newest(1)[0].id)
+    tomorrow = quiet_hours.tehran_day_start(db_utcnow()) + DAY  # the next Tehran day's 00:00, not 24 h on
+    assert [(d.user_id, d.wait_until) for d in _claims(first)] == [(capped, tomorrow), (fresh, None)]
     pump_all(10, settings=CAP1)  # later the same day: nothing new for the capped user, no new job
     assert texts_to(capped, simulator) == ["news"] and len(step_jobs()) == 2
 
@@ -80,7 +83,6 @@ def test_a_capped_step_waits_for_the_next_tehran_day_and_the_chain_goes_on(app, 
     pump_all(10, settings=CAP1)
     assert texts_to(capped, simulator) == ["news", "Welcome Sara"]  # step 1 on the next Tehran day
     assert texts_to(fresh, simulator) == ["Welcome Sara", "Day two"]  # its day two came on schedule
-    first, second = step_ids(manage.newest(1)[0].id)
     retry = [j for j, s, _ in step_jobs() if s == first][-1]
     assert recipients(retry) == [capped]
     assert_consistent(retry)
