@@ -67,7 +67,11 @@ DEFS: dict[str, SettingDef] = {
         SettingDef("db_statements_per_hour", int, 0, 0, 100_000_000,
                    "A host's cap on database queries per hour (0: none): broadcasts pace themselves under it"),
         SettingDef("max_broadcasts_per_user_per_day", int, 0, 0, 100,
-                   "Broadcasts a user gets per Tehran day at most; more are skipped (frequency_cap). 0: no cap"),
+                   "Broadcasts a user gets per Tehran day at most; more are skipped (frequency_cap), a chain step "
+                   "waits for the next day. 0: no cap"),
+        SettingDef("chain_steps_exempt_from_cap", bool, False, None, None,
+                   "Drip chain steps ignore the daily cap and do not count toward it. off: a capped step waits "
+                   "for the next Tehran day"),
         SettingDef("quiet_hours_start", str, "", None, None,
                    "Tehran time (HH:MM) quiet hours begin: broadcasts pause, urgent ones go on. off: none"),
         SettingDef("quiet_hours_end", str, "", None, None,

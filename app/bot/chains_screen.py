@@ -33,11 +33,17 @@ def status_text(status: str, lang: str) -> str:
 
 def summary(view: manage.ChainView, lang: str) -> str:
     """Render one chain for an admin (pure): name, trigger, status, and per step its delay, text and numbers."""
-    steps = "\n".join(t("chain_step", lang, position=s.position, delay=s.delay, text=excerpt(s.text),
-                        claimed=s.stats["claimed"], delivered=s.stats["delivered"], failed=s.stats["failed"],
-                        pending=s.stats["pending"]) for s in view.steps)
+    steps = "\n".join(_step(s, lang) for s in view.steps)
     return t("chain_item", lang, id=view.id, name=view.name, status=status_text(view.status, lang),
              trigger=view.trigger, steps=steps)
+
+
+def _step(s: manage.StepView, lang: str) -> str:
+    """Render one step's line and numbers, with who waits for the next day (the daily cap) when anybody does."""
+    line = t("chain_step", lang, position=s.position, delay=s.delay, text=excerpt(s.text), claimed=s.stats["claimed"],
+             delivered=s.stats["delivered"], failed=s.stats["failed"], pending=s.stats["pending"])
+    waiting = s.stats["waiting"]
+    return line + t("chain_step_waiting", lang, n=waiting) if waiting else line
 
 
 def keyboard(lang: str, chain_id: int, status: str, *, confirm_stop: bool = False) -> dict | None:

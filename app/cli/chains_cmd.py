@@ -15,7 +15,7 @@ TRIGGER_HELP = ("What starts it for a user: joined (first /start), source:X (fir
                 "the chain is created - or inactive:N (not seen for N days: a state, whoever is so now).")
 STEP_HELP = ('"DELAY|TEXT": DELAY after the trigger (step 1) or after the previous step reached the user '
              "(0, 90, 30m, 2h, 3d; Persian digits too); TEXT is Telegram HTML, {first_name} allowed. Repeat it.")
-STAT_COLUMNS = ("claimed", "jobs", "delivered", "failed", "skipped", "pending", "not_sent")
+STAT_COLUMNS = ("claimed", "jobs", "delivered", "failed", "skipped", "pending", "not_sent", "waiting")
 
 chains_group = AppGroup("chains", help="Drip chains: create, list, show, pause, resume, stop.")
 

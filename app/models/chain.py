@@ -6,6 +6,9 @@ A chain's states (each change one guarded UPDATE in app.repository.chains):
   active|paused -> stopped   by an admin; terminal
 A delivery row (step, user) is written once, UNIQUE, in the transaction that inserts the step's
 job and its items: two cron passes, or a pass killed anywhere, never make a second one.
+A delivery's waiting (the daily cap held its step back; never when steps are exempt from the cap):
+  sending -> waiting   the pump skips the user's item (frequency_cap) and sets wait_until, next Tehran day
+  waiting -> sending   a cron pass at or after wait_until points the row at the step's new job
 """
 from datetime import date, datetime
 
@@ -57,12 +60,13 @@ class ChainStep(db.Model):
 
 
 class ChainDelivery(db.Model):
-    """A (step, user) claimed for its step's job: UNIQUE, so nobody gets a step twice, ever."""
+    """A (step, user) claimed for its step's job: UNIQUE, so nobody gets a step twice, ever; a capped one waits."""
 
     __tablename__ = "chain_deliveries"
     __table_args__ = (
         UniqueConstraint("step_id", "user_id", name="uq_chain_deliveries_step_user"),
         Index("ix_chain_deliveries_job", "job_id", "user_id"),  # a step job's population reads its claims
+        Index("ix_chain_deliveries_waiting", "step_id", "wait_until"),  # each pass: a step's users whose day came
         MYSQL_TABLE_ARGS,
     )
 
@@ -70,5 +74,8 @@ class ChainDelivery(db.Model):
     step_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("chain_steps.id", ondelete="CASCADE"),
                                          nullable=False)
     user_id: Mapped[int] = mapped_column(BigInteger, nullable=False)
-    job_id: Mapped[int] = mapped_column(BigInteger, nullable=False)  # the broadcast job that sends it
+    job_id: Mapped[int] = mapped_column(BigInteger, nullable=False)  # the (latest) broadcast job that sends it
     claimed_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    # Set when the daily cap skipped this step for the user: claimed again for a new job from this moment
+    # (UTC; the next Tehran day's start). NULL: its job sends it (or sent it).
+    wait_until: Mapped[datetime | None] = mapped_column(DateTime)

@@ -154,6 +154,45 @@ def claim(step_id: int, job_id: int, where: list, now: datetime, limit: int) -> 
     return db.session.execute(stmt).rowcount
 
 
+def any_waiting(step_id: int, now: datetime) -> bool:
+    """Tell whether a step has a user the cap held back whose next day has come (a cheap probe, by its index)."""
+    return db.session.execute(select(D.id).where(D.step_id == step_id, D.wait_until <= now).limit(1)).first() \
+        is not None
+
+
+def reclaim_waiting(step_id: int, job_id: int, now: datetime, limit: int) -> int:
+    """Point up to limit of a step's waiting claims whose day came (users still subscribed) at job_id; count them.
+
+    Run under the chain's lock (lock_active), after claim(). The UPDATE is
+    guarded on wait_until still set: a pass that read the same rows before
+    another committed changes none of them, so no claim joins two jobs.
+    """
+    ids = list(db.session.execute(
+        select(D.id).join(User, User.id == D.user_id)
+        .where(D.step_id == step_id, D.wait_until <= now, *audience_clause(Audience(), now))
+        .order_by(D.id).limit(limit)).scalars())
+    if not ids:
+        return 0
+    stmt = (update(D).where(D.id.in_(ids), D.wait_until.is_not(None)).values(job_id=job_id, wait_until=None)
+            .execution_options(synchronize_session=False))
+    return db.session.execute(stmt).rowcount
+
+
+def wait_for_next_day(step_id: int, job_id: int, user_ids: list[int], until: datetime) -> int:
+    """Set the claims of users the daily cap skipped in a step's job to wait until `until`; count them.
+
+    Called in the pump's transaction that skips their items, under the job's
+    lease. Guarded on the claim still naming this job and not waiting: a
+    replay, or a claim already moved to a newer job, changes nothing.
+    """
+    if not user_ids:
+        return 0
+    stmt = (update(D).where(D.step_id == step_id, D.job_id == job_id, D.user_id.in_(user_ids),
+                            D.wait_until.is_(None)).values(wait_until=until)
+            .execution_options(synchronize_session=False))
+    return db.session.execute(stmt).rowcount
+
+
 def populate_job(job_id: int, now: datetime) -> int:
     """Insert one pending item per user this job claimed who is still subscribed (population's WHERE); count them."""
     rows = (select(literal(job_id), D.user_id, literal(PENDING)).join(User, User.id == D.user_id)
@@ -163,14 +202,17 @@ def populate_job(job_id: int, now: datetime) -> int:
 
 
 def step_counters(step_ids: list[int]) -> dict[int, dict]:
-    """Sum the step jobs' counters per step: jobs, total, sent, failed (+unknown), skipped, pending, not_sent."""
+    """Sum the step jobs' counters per step: jobs, total, sent, failed (+unknown), skipped, pending, not_sent.
+
+    skipped leaves out the daily cap's skips: those claims wait for their next day (waiting_counts).
+    """
     if not step_ids:
         return {}
     open_ = ~J.status.in_([str(s) for s in TERMINAL])
     left = J.total_count - J.sent_count - J.failed_count - J.skipped_count - J.unknown_count
     rows = db.session.execute(select(
         J.chain_step_id, func.count(), func.sum(J.total_count), func.sum(J.sent_count),
-        func.sum(J.failed_count + J.unknown_count), func.sum(J.skipped_count),
+        func.sum(J.failed_count + J.unknown_count), func.sum(J.skipped_count - J.capped_count),
         func.sum(case((open_, left), else_=0)), func.sum(case((open_, 0), else_=left)),
     ).where(J.chain_step_id.in_(step_ids)).group_by(J.chain_step_id))
     keys = ("jobs", "total", "delivered", "failed", "skipped", "pending", "not_sent")
@@ -182,6 +224,15 @@ def claimed_counts(step_ids: list[int]) -> dict[int, int]:
     if not step_ids:
         return {}
     rows = db.session.execute(select(D.step_id, func.count()).where(D.step_id.in_(step_ids)).group_by(D.step_id))
+    return {step_id: n for step_id, n in rows}
+
+
+def waiting_counts(step_ids: list[int]) -> dict[int, int]:
+    """Count per step the claims the daily cap holds back until a next day."""
+    if not step_ids:
+        return {}
+    rows = db.session.execute(select(D.step_id, func.count()).where(D.step_id.in_(step_ids), D.wait_until.is_not(None))
+                              .group_by(D.step_id))
     return {step_id: n for step_id, n in rows}
 
 

@@ -37,6 +37,8 @@ FINISHED_BEFORE_DAY = timedelta(days=1)
 # every send's outcome would write into an index spanning all of the bot's history.
 _RECENT = select(J.id).where(J.kind == bindparam("kind"), J.id != bindparam("job_id"),
                              or_(J.finished_at.is_(None), J.finished_at >= bindparam("finished_after")))
+# The same without chain steps' jobs: when steps are exempt from the cap they do not count toward it either.
+_RECENT_BROADCASTS = _RECENT.where(J.chain_step_id.is_(None))
 _CAPPED = (select(I.user_id)
            .where(I.job_id.in_(bindparam("jobs", expanding=True)), I.user_id.in_(bindparam("users", expanding=True)),
                   I.status == bindparam("sent"), I.sent_at >= bindparam("since"))
@@ -49,12 +51,16 @@ def _update_job(*where, **values) -> int:
     return db.session.execute(stmt).rowcount
 
 
-def capped_users(job_id: int, user_ids: list[int], since: datetime, cap: int) -> set[int]:
-    """Return which of user_ids got at least cap copies of other send jobs (retries too) since `since`."""
+def capped_users(job_id: int, user_ids: list[int], since: datetime, cap: int, *, steps_count: bool = True) -> set[int]:
+    """Return which of user_ids got at least cap copies of other send jobs (retries too) since `since`.
+
+    steps_count False leaves drip chain steps' copies out (steps exempt from the cap).
+    """
     if not user_ids:
         return set()
-    jobs = list(db.session.execute(_RECENT, {"kind": KIND_SEND, "job_id": job_id,
-                                             "finished_after": since - FINISHED_BEFORE_DAY}).scalars())
+    recent = _RECENT if steps_count else _RECENT_BROADCASTS
+    jobs = list(db.session.execute(recent, {"kind": KIND_SEND, "job_id": job_id,
+                                            "finished_after": since - FINISHED_BEFORE_DAY}).scalars())
     if not jobs:
         return set()
     rows = db.session.execute(_CAPPED, {"jobs": jobs, "users": user_ids, "sent": SENT, "since": since,

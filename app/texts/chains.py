@@ -10,6 +10,7 @@ TEXTS: dict[str, dict[str, str]] = {
                          "ناموفق: {failed} · در صف: {pending}",
                    "en": "{position}. after {delay}: {text}\n   claimed: {claimed} · delivered: {delivered} · "
                          "failed: {failed} · pending: {pending}"},
+    "chain_step_waiting": {"fa": " · منتظر روز بعد (سقف روزانه): {n}", "en": " · waiting a day (daily cap): {n}"},
     "chain_status_active": {"fa": "فعال", "en": "active"},
     "chain_status_paused": {"fa": "متوقف", "en": "paused"},
     "chain_status_stopped": {"fa": "پایان‌یافته", "en": "stopped"},

@@ -140,7 +140,7 @@ def test_the_largest_chain_a_rule_allows_fits_one_telegram_message():
     from app.models.chain import MAX_STEPS
     from app.services.chains.rules import MAX_DELAY_SECONDS, NAME_MAX, delay_text
 
-    numbers = dict.fromkeys(("claimed", "delivered", "failed", "pending"), 9_999_999_999)
+    numbers = dict.fromkeys(("claimed", "delivered", "failed", "pending", "waiting"), 9_999_999_999)
     steps = [manage.StepView(i, i, delay_text(MAX_DELAY_SECONDS), "پیام " * 1000, numbers)
              for i in range(1, MAX_STEPS + 1)]
     view = manage.ChainView(9_999_999, "ن" * NAME_MAX, "active", "tag: " + "x" * 64, None, None, "", steps)

@@ -8,7 +8,9 @@ it, with its audit entry. Two passes run one after the other on the chain's
 lock; a pass killed anywhere leaves all of it or nothing, and the next pass
 claims the same users again. The job is then an ordinary job: the bot-wide
 budget, quiet hours, the daily cap, at most once and the counters hold as for
-any broadcast.
+any broadcast. A user the daily cap skipped in a step's job is not done with
+the step: the pump set their claim to wait, and the first pass of the next
+Tehran day points it at that pass's job for the step (see sending/rules.py).
 """
 from __future__ import annotations
 
@@ -63,7 +65,7 @@ def run_chain(chain_id: int, now: datetime, settings: dict) -> list[int]:
     for step in steps:
         where = repo.due_where(chain, step, previous, now)
         previous = step.id
-        due = repo.any_due(where)
+        due = repo.any_due(where) or repo.any_waiting(step.id, now)
         db.session.commit()
         if not due:
             continue
@@ -85,6 +87,7 @@ def _claim_step(chain, step, where: list, now: datetime, settings: dict) -> int 
                                 button_url=chain.button_url, progress_chat_id=None, progress_lang="fa",
                                 created_at=now, chain_step_id=step.id, **fields)
     claimed = repo.claim(step.id, job.id, where, now, CLAIM_LIMIT)
+    claimed += repo.reclaim_waiting(step.id, job.id, now, CLAIM_LIMIT - claimed)  # the cap held these a day
     total = repo.populate_job(job.id, now) if claimed else 0
     if total == 0:
         jobs_repo.delete_draft(job.id)  # another pass claimed them first: no job, no claim

@@ -14,7 +14,9 @@ from app.services.chains.rules import RuleError, StepSpec, Trigger, check_name, 
 
 CHAIN_CREATED, CHAIN_PAUSED, CHAIN_RESUMED, CHAIN_STOPPED = ("chain_created", "chain_paused", "chain_resumed",
                                                              "chain_stopped")
-STAT_KEYS = ("claimed", "jobs", "delivered", "failed", "skipped", "pending", "not_sent")
+# waiting: claims the daily cap held back, sent from the next Tehran day (their cap skips are not in skipped).
+STAT_KEYS = ("claimed", "jobs", "delivered", "failed", "skipped", "pending", "not_sent", "waiting")
+_CLAIMS = ("claimed", "waiting")  # read from the claims, not the jobs
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,10 @@ def view(chain_id: int) -> ChainView | None:
         return None
     steps = repo.steps_of(chain_id)
     ids = [s.id for s in steps]
-    counters, claimed = repo.step_counters(ids), repo.claimed_counts(ids)
+    counters, claimed, waiting = repo.step_counters(ids), repo.claimed_counts(ids), repo.waiting_counts(ids)
     views = [StepView(s.id, s.position, delay_text(s.delay_seconds), s.text,
-                      {"claimed": claimed.get(s.id, 0), **_zero(counters.get(s.id))}) for s in steps]
+                      {"claimed": claimed.get(s.id, 0), **_zero(counters.get(s.id)), "waiting": waiting.get(s.id, 0)})
+             for s in steps]
     found = ChainView(chain.id, chain.name, chain.status, trigger_text(chain), chain.button_text, chain.button_url,
                       chain.created_at.isoformat(timespec="seconds") + "Z", views)
     db.session.commit()
@@ -106,7 +109,7 @@ def view(chain_id: int) -> ChainView | None:
 def _zero(counters: dict | None) -> dict:
     """Return a step's job counters, zeros when it has made no job yet."""
     counters = counters or {}
-    return {k: counters.get(k, 0) for k in STAT_KEYS if k != "claimed"}
+    return {k: counters.get(k, 0) for k in STAT_KEYS if k not in _CLAIMS}
 
 
 def newest(limit: int = 20) -> list[ChainView]:

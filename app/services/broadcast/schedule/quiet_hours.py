@@ -75,6 +75,11 @@ def tehran_day_start(now_utc: datetime) -> datetime:
     return _utc(datetime.combine(_wall(now_utc).date(), time(0, 0)))
 
 
+def next_tehran_day_start(now_utc: datetime) -> datetime:
+    """Return when the Tehran calendar day after now_utc's begins, as naive UTC (a capped chain step's retry)."""
+    return _utc(datetime.combine(_wall(now_utc).date() + timedelta(days=1), time(0, 0)))
+
+
 def tehran_clock(when_utc: datetime) -> str:
     """Return the Tehran wall time of a naive UTC moment as "08:00" (Latin digits)."""
     return f"{_tehran(when_utc):%H:%M}"

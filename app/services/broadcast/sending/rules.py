@@ -5,13 +5,15 @@ a population-time check would go stale for a scheduled or long job, and a
 claim sees every copy another job committed before it (one job sends at a
 time). Nothing here costs a statement per copy: quiet hours are arithmetic on
 the lease's clock, the cap is one read per block (none when it is off) and
-one UPDATE pair when it skips someone.
+one UPDATE pair when it skips someone (one more in a chain step's job: the
+skipped users' claims wait for the next Tehran day).
 """
 from __future__ import annotations
 
 from datetime import datetime
 
 from app.models.broadcast import KIND_SEND, BroadcastJob
+from app.repository import chains as chains_repo
 from app.repository import sending_rules as repo
 from app.services import audit
 from app.services.broadcast.schedule import quiet_hours
@@ -26,7 +28,12 @@ class SendingRules:
         self.job_id, self.lang = job.id, lang
         send = (job.kind or KIND_SEND) == KIND_SEND  # unsends and edits make no sound and send nothing new
         self.window = quiet_hours.window(settings) if send and not job.urgent else None
-        self.cap = int(settings.get("max_broadcasts_per_user_per_day") or 0) if send else 0
+        # A drip chain's step: exempt from the cap when the admin says so (and then not counted toward it
+        # either); otherwise a capped user's step waits for the next Tehran day instead of ending the chain.
+        self.step_id = job.chain_step_id
+        self.steps_count = not settings.get("chain_steps_exempt_from_cap")
+        capped = send and (self.step_id is None or self.steps_count)
+        self.cap = int(settings.get("max_broadcasts_per_user_per_day") or 0) if capped else 0
         self.reason: str | None = None  # the quiet-hours pause's reason, once this pump paused the job
 
     def quiet_pause(self, now: datetime) -> bool:
@@ -44,13 +51,20 @@ class SendingRules:
         return True
 
     def skip_capped(self, batch: list[Claim], now: datetime) -> list[Claim]:
-        """Skip the block's recipients already at today's cap (Tehran day); return the claims still to send."""
+        """Skip the block's recipients already at today's cap (Tehran day); return the claims still to send.
+
+        A chain step's skipped users wait for the next Tehran day in the same
+        transaction (their claims set to wait), so the skip never ends the chain.
+        """
         if not self.cap or not batch:
             return batch
         capped = repo.capped_users(self.job_id, [c.user_id for c in batch], quiet_hours.tehran_day_start(now),
-                                   self.cap)
+                                   self.cap, steps_count=self.steps_count)
         if not capped:
             return batch
         repo.skip_capped(self.job_id, [c.item_id for c in batch if c.user_id in capped])
+        if self.step_id is not None:
+            chains_repo.wait_for_next_day(self.step_id, self.job_id, sorted(capped),
+                                          quiet_hours.next_tehran_day_start(now))
         return [c for c in batch if c.user_id not in capped]
 
