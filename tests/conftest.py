@@ -24,6 +24,7 @@ SIM_DEFAULTS = dict(
     fail_429_ratio=0.0, fail_5xx_ratio=0.0, fail_5xx_after_delivery_ratio=0.0,
     hang_after_delivery_ratio=0.0, strict_copy=True, fault_methods=(), per_chat_edits=False,
     retry_after_range=(1, 5), hang_seconds=5.0, star_balance=1000.0, message_age_offset=0.0, copy_skip=(),
+    paid_free_rate=0,  # every paid message billed: a test counts Stars exactly (the simulator alone frees 30 a second)
 )
 
 

@@ -16,8 +16,10 @@ from app.cli.runs_cmd import runs_command
 from app.cli.segments_cmd import segment_draft
 from app.cli.validate import button_problem
 from app.models.audience import AUDIENCES, LANGS, MAX_DAYS, MEMBER_AUDIENCES, Audience
+from app.models.broadcast import CONTENT_ALBUM
 from app.repository.db_clock import db_utcnow
 from app.services import audit
+from app.services.audience import segments
 from app.services.broadcast.content.variants import VariantRefused, check_cli_pairs
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs import purge as jobs_purge
@@ -26,7 +28,9 @@ from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.reporting import key_stats, variant_stats
 from app.services.broadcast.schedule import releases
 from app.services.broadcast.schedule.send_time import SendTimeError, parse_iso
+from app.services.broadcast.sending import stars
 from app.services.settings import load_settings
+from app.services.telegram_factory import get_client
 
 # Ids are BIGINT (SQLite INTEGER): anything larger cannot exist, and SQLite
 # would raise OverflowError instead of answering "no such job".
@@ -139,6 +143,8 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         create_series(draft, every, until, count, if_missed, created_by)
         return
     send_at = _send_at(at) if at is not None else None
+    if send_at is None:
+        _check_stars(draft)  # a scheduled one is checked when it starts
     try:
         # lang: the pause reasons the engine writes for this job are read here, in English.
         job = creation.create_from_draft(draft, send_at, created_by=created_by, settings=load_settings(), lang="en",
@@ -152,6 +158,17 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
     click.echo(job.id)
+
+
+def _check_stars(draft: Draft) -> None:
+    """Refuse a paid broadcast sent now that the bot's Stars balance cannot cover, saying what to do (exit 1)."""
+    settings = load_settings()
+    if not settings["broadcast_paid_enabled"] or draft.content.get("type") == CONTENT_ALBUM:
+        return
+    recipients = creation.count_recipients(segments.of_draft(draft))
+    refusal = stars.refusal_for(recipients, settings, get_client(settings), "en")
+    if refusal:
+        raise CommandError(f"paid broadcast not started: {refusal}")
 
 
 @broadcast_group.command("list")

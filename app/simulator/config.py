@@ -30,15 +30,17 @@ DEFAULTS: dict[str, Any] = {
     "copy_skip": (),
     "seed": None,
     "webhook_timeout": 10.0,
-    # What getMyStarBalance answers, in Stars (fractions become nanostar_amount).
+    # The bot's Stars balance (setting it sets the balance; paid sends then draw it down), in Stars:
+    # fractions become nanostar_amount, exactly. Paid messages beyond paid_free_rate a second cost 0.1 Star each.
     "star_balance": 1000.0,
+    "paid_free_rate": 30,
     # Seconds added to every message's age: deleteMessage(s) refuse messages older than 48 h.
     "message_age_offset": 0.0,
 }
 
 _RATIOS = ("fail_429_ratio", "fail_5xx_ratio", "fail_5xx_after_delivery_ratio",
            "hang_after_delivery_ratio")
-_RATES = ("global_rate", "paid_rate", "group_rate")
+_RATES = ("global_rate", "paid_rate", "group_rate", "paid_free_rate")
 _FLOATS = ("latency_ms", "latency_jitter_ms", "private_chat_interval", "per_chat_tolerance",
            "group_window", "hang_seconds", "webhook_timeout", "star_balance", "message_age_offset")
 _BOOLS = ("per_chat_limits", "per_chat_edits", "strict_copy")

@@ -111,6 +111,13 @@ class SimulatorControl:
     def stats(self) -> dict:
         return self._request("GET", "stats")
 
+    def set_stars(self, amount: int, nanostar_amount: int = 0) -> dict:
+        """Set the bot's Stars balance exactly; return it as getMyStarBalance answers it."""
+        return self._request("POST", "stars", {"amount": amount, "nanostar_amount": nanostar_amount})
+
+    def star_balance(self) -> dict:
+        return self._request("GET", "stars")
+
     def callback_answers(self) -> list[dict]:
         return self._request("GET", "callback_answers")
 

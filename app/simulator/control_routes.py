@@ -80,6 +80,14 @@ def _webhook(sim, data, args):
     return 200, sim.webhook()
 
 
+def _get_stars(sim, data, args):
+    return 200, sim.star_balance()
+
+
+def _set_stars(sim, data, args):
+    return 200, sim.set_stars(data.get("amount", 0), data.get("nanostar_amount", 0))
+
+
 def _health(sim, data, args):
     return 200, {"ok": True, "base_url": sim.base_url}
 
@@ -91,6 +99,8 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("GET", "/_sim/callback_answers"): _callback_answers,
     ("GET", "/_sim/config"): _get_config,
     ("GET", "/_sim/webhook"): _webhook,
+    ("GET", "/_sim/stars"): _get_stars,
+    ("POST", "/_sim/stars"): _set_stars,
     ("POST", "/_sim/config"): _set_config,
     ("POST", "/_sim/reset"): _reset,
     ("POST", "/_sim/chats"): _chats,

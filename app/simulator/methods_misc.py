@@ -8,6 +8,7 @@ import time
 from app.simulator.errors import ApiError, bad_request
 from app.simulator.params import get_bool, get_chat_id, get_int, get_json, get_str
 from app.simulator.results import Ok
+from app.simulator.stars import star_amount
 from app.simulator.state import SimState
 from app.simulator.updates import chat_member, user
 
@@ -24,10 +25,9 @@ def get_me(state: SimState, params: dict) -> dict:
 
 
 def get_my_star_balance(state: SimState, params: dict) -> dict:
-    """Return the bot's StarAmount: whole Stars plus nanostars, from the star_balance setting."""
-    nanostars = round(state.cfg["star_balance"] * 1_000_000_000)
-    amount, nano = divmod(nanostars, 1_000_000_000)
-    return {"amount": amount, "nanostar_amount": nano} if nano else {"amount": amount}
+    """Return the bot's StarAmount: whole Stars plus nanostars, as paid sends left it."""
+    with state.lock:
+        return star_amount(state.stars.nanostars)
 
 
 def get_chat_member(state: SimState, params: dict) -> dict:

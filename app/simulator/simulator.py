@@ -12,6 +12,7 @@ from app.simulator.api import JSON_TYPE, BotApi, Response, encode
 from app.simulator.config import as_json
 from app.simulator.params import resolve_chat_id
 from app.simulator.server import HttpServer
+from app.simulator.stars import NANOSTARS_PER_STAR, PER_PAID_MESSAGE, star_amount
 from app.simulator.state import SimState
 from app.simulator.updates import BUILDERS, check_fields
 from app.simulator.webhook import post_json, register_update, webhook_reply, webhook_target
@@ -188,8 +189,23 @@ class SimulatorServer:
 
     def stats(self) -> dict:
         with self.state.lock:
+            stars = self.state.stars
             return {**self.state.stats.snapshot(), "calls_during_retry_after": self.state.limits.early_calls,
-                    "busiest_second_all": self.state.limits.busiest_second_all}
+                    "busiest_second_all": self.state.limits.busiest_second_all,
+                    "paid_billed": stars.billed,
+                    "stars_spent": round(stars.billed * PER_PAID_MESSAGE / NANOSTARS_PER_STAR, 1),
+                    "star_balance": star_amount(stars.nanostars)}
+
+    def set_stars(self, amount: int, nanostar_amount: int = 0) -> dict:
+        """Set the bot's Stars balance exactly (a top-up, or Stars spent elsewhere); return the StarAmount."""
+        with self.state.lock:
+            self.state.stars.set(amount, nanostar_amount)
+            return star_amount(self.state.stars.nanostars)
+
+    def star_balance(self) -> dict:
+        """Return the bot's Stars balance as getMyStarBalance answers it."""
+        with self.state.lock:
+            return star_amount(self.state.stars.nanostars)
 
     def callback_answers(self) -> list[dict]:
         with self.state.lock:

@@ -13,6 +13,7 @@ from app.simulator.config import DEFAULTS, merge
 from app.simulator.errors import BLOCKED, CHAT_NOT_FOUND, DEACTIVATED, ApiError
 from app.simulator.limits import RateLimits
 from app.simulator.params import resolve_chat_id
+from app.simulator.stars import StarBalance, to_nanostars
 from app.simulator.stats import Stats
 from app.simulator.updates import bot_user, user
 
@@ -85,6 +86,7 @@ class SimState:
         self.albums = 0  # copyMessages calls delivered: each album's parts share its number
         self.stats = Stats()
         self.limits = RateLimits()
+        self.stars = StarBalance(to_nanostars(self.cfg["star_balance"]))
         self.revoked = False
 
     def configure(self, **updates: Any) -> None:
@@ -93,6 +95,8 @@ class SimState:
             self.cfg = merge(self.cfg, updates)
             if "seed" in updates:
                 self.rng.seed(self.cfg["seed"])
+            if "star_balance" in updates:
+                self.stars.nanostars = to_nanostars(self.cfg["star_balance"])
 
     def set_chats(self, action: str, chat_ids: list) -> None:
         """Block, unblock, deactivate, forget or restore chats."""
@@ -179,8 +183,10 @@ class SimState:
         self.next_ids[chat_id] = max(self.next_ids.get(chat_id, 1), message_id + 1)
 
     def take_rate(self, chat_id: int, paid: bool, edit: bool, now: float, parts: int = 1) -> None:
-        """Reserve a flood-limit slot (`parts` bot-wide for an album) or raise 429 (lock held)."""
+        """Reserve a flood-limit slot (`parts` bot-wide for an album) or raise 429; bill a paid one (lock held)."""
         self.limits.take(self.cfg, chat_id, paid, edit, now, parts)
+        if paid:
+            self.stars.charge(self.cfg, now, parts)
 
     def record(self, now: float, method: str, msg: Msg, content_key: Hashable | None,
                **fields: Any) -> dict:

@@ -74,5 +74,4 @@ class Stats:
             "duplicates": len(self._duplicate_chats),
             "busiest_second": self.busiest_second,
             "paid_deliveries": self.paid_deliveries,
-            "stars_spent": round(self.paid_deliveries * 0.1, 1),
         }

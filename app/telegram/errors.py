@@ -26,6 +26,10 @@ _RECIPIENT_PHRASES = (
     "bot can't send messages to bots",
 )
 
+# Telegram's answers (lower-cased) when a paid message cannot be paid from the bot's Stars balance:
+# BALANCE_TOO_LOW is its API's error for a Stars balance too low; the other is a plain wording of it.
+_NO_STARS_PHRASES = ("balance_too_low", "not enough stars")
+
 
 class TelegramError(Exception):
     """Raise when a Bot API call fails; str() never holds a URL or token."""
@@ -112,6 +116,11 @@ def is_recipient_error(exc: BaseException) -> bool:
         return False
     text = exc.description.lower()
     return any(phrase in text for phrase in _RECIPIENT_PHRASES)
+
+
+def is_stars_shortage(exc: BaseException) -> bool:
+    """Return True when Telegram refused a paid message because the bot's Stars balance cannot pay it."""
+    return isinstance(exc, BadRequest) and any(p in exc.description.lower() for p in _NO_STARS_PHRASES)
 
 
 def is_not_modified(exc: BaseException) -> bool:

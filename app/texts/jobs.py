@@ -46,6 +46,28 @@ TEXTS: dict[str, dict[str, str]] = {
     "status_scheduled": {"fa": "زمان‌بندی‌شده", "en": "scheduled"},
     "reason_unauthorized": {"fa": "توکن ربات پذیرفته نشد (401)", "en": "the bot token was refused (401)"},
     "reason_breaker": {"fa": "{n} خطای پیاپی: {error}", "en": "{n} errors in a row: {error}"},
+    "reason_no_stars": {
+        "fa": "موجودی ستاره‌ها تمام شد (تلگرام پیام پولی را نپذیرفت)؛ پیام‌های ارسال‌نشده منتظرند. در @BotFather "
+              "ستاره بخرید و ادامه دهید، یا broadcast_paid_enabled را خاموش کنید و «دوباره» بفرستید",
+        "en": "the Stars balance ran out (Telegram refused a paid message); unsent copies wait. Top up Stars in "
+              "@BotFather and resume, or turn broadcast_paid_enabled off and retry it",
+    },
+    "reason_stars_short": {
+        "fa": "موجودی ستاره‌ها ({balance} ⭐) هزینه‌ی این ارسال پولی (تا {cost} ⭐) را پوشش نمی‌دهد. در @BotFather "
+              "ستاره بخرید و ادامه دهید، یا broadcast_paid_enabled را خاموش کنید و «دوباره» بفرستید",
+        "en": "the Stars balance ({balance} ⭐) cannot cover this paid broadcast (up to {cost} ⭐). Top up Stars in "
+              "@BotFather and resume, or turn broadcast_paid_enabled off and retry it",
+    },
+    "reason_stars_unknown": {
+        "fa": "موجودی ستاره‌های ربات خوانده نشد؛ ارسال پولی بدون آن آغاز نمی‌شود. کمی بعد ادامه دهید",
+        "en": "the bot's Stars balance could not be read; a paid broadcast does not start without it. Resume shortly",
+    },
+    "job_stars_line": {"fa": "\n⭐ ستاره‌ی خرج‌شده (تلگرام): {spent} ⭐ — برآورد: {estimate} ⭐",
+                       "en": "\n⭐ Stars spent (Telegram): {spent} ⭐ — estimated: {estimate} ⭐"},
+    "job_stars_estimate_line": {
+        "fa": "\n⭐ برآورد ستاره: {estimate} ⭐ (خرج واقعی پس از خواندن موجودی از تلگرام گزارش می‌شود)",
+        "en": "\n⭐ Stars estimated: {estimate} ⭐ (the spend follows once Telegram's balance is read)"},
+    "stars_spent_alert": {"fa": "💫 ارسال #{id} پایان یافت.{line}", "en": "💫 Broadcast #{id} has ended.{line}"},
     "reason_paid_cap": {"fa": "سقف پیام‌های پولی ({cap}) پر شد", "en": "the paid message cap ({cap}) was reached"},
     "reason_admin": {"fa": "توسط مدیر", "en": "by an admin"},
     "eta_unknown": {"fa": "نامشخص", "en": "unknown"},

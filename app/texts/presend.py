@@ -53,10 +53,10 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "wiz_balance_line": {"fa": "💰 موجودی ربات: {balance} ستاره\n", "en": "💰 Bot balance: {balance} Stars\n"},
     "wiz_balance_short": {
-        "fa": "❌ موجودی ({balance} ستاره) هزینه‌ی این ارسال ({stars} ستاره) را پوشش نمی‌دهد؛ ستاره بخرید یا "
-              "مخاطبان را محدودتر کنید.",
-        "en": "❌ The balance ({balance} Stars) cannot cover this broadcast ({stars} Stars); buy Stars or narrow "
-              "the audience.",
+        "fa": "❌ موجودی ({balance} ستاره) هزینه‌ی این ارسال ({stars} ستاره) را پوشش نمی‌دهد؛ در @BotFather ستاره "
+              "بخرید، مخاطبان را محدودتر کنید، یا ارسال پولی را خاموش کنید (broadcast_paid_enabled).",
+        "en": "❌ The balance ({balance} Stars) cannot cover this broadcast ({stars} Stars): top up Stars in "
+              "@BotFather, narrow the audience, or turn paid broadcasts off (broadcast_paid_enabled).",
     },
     "wiz_balance_unknown": {
         "fa": "❌ موجودی ستاره‌های ربات خوانده نشد؛ ارسال پولی ممکن نیست. کمی بعد دوباره امتحان کنید.",

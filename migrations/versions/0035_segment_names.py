@@ -18,7 +18,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = "0035"
-down_revision = "0033"
+down_revision = "0034"
 branch_labels = None
 depends_on = None
 

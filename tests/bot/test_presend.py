@@ -178,8 +178,9 @@ def test_paid_broadcast_needs_a_second_confirmation(client, simulator, people):
     assert (job.paid, job.sent_count) == (True, 4)
     copies = [d for d in simulator.deliveries("copyMessage") if d["chat_id"] != ADMIN_ID]
     assert len(copies) == 4 and all(d["paid"] for d in copies)
-    # Read for the screen, for the second question, and once more at the last Confirm.
-    assert simulator.stats()["calls"]["getMyStarBalance"] == 3
+    # Read for the screen, for the second question, once more at the last Confirm, then by the pump before the
+    # first copy and after the last (the spend beside the estimate).
+    assert simulator.stats()["calls"]["getMyStarBalance"] == 5
 
 
 def test_paid_is_refused_when_the_balance_cannot_cover_the_cap(client, simulator, people):

@@ -96,3 +96,15 @@ def test_a_streak_of_one_trips_at_once_with_a_threshold_of_one():
 ])
 def test_kind_of(outcome, stop, kind):
     assert kind_of(outcome, stop) == kind
+
+
+@pytest.mark.parametrize("description", ["Bad Request: BALANCE_TOO_LOW", "Bad Request: not enough Stars to send"])
+def test_a_paid_copy_the_stars_cannot_pay_goes_back_to_pending_and_pauses_at_once(description):
+    from app.telegram.errors import BadRequest
+
+    no_stars = oc.classify(BadRequest("sendMessage", description, error_code=400))
+    assert no_stars.kind == oc.NO_STARS and no_stars.kind.status is None and not no_stars.systemic
+    # Amid sent copies and a failure: no streak, the job pauses for lack of Stars (once), never the breaker.
+    streak, decision = judge(fails(1), [(2, SENT), (3, no_stars), (4, FAIL), (5, no_stars)], stop=None,
+                             paused=False, max_errors=MAX)
+    assert decision == Decision(Stop.NO_STARS, pause=Stop.NO_STARS) and streak == fails(4)

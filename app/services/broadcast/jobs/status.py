@@ -20,8 +20,10 @@ from app.models.broadcast import (
     BroadcastJob,
 )
 from app.models.segment_rule import Target
+from app.repository import broadcast_stars as stars_repo
 from app.repository.db_clock import db_utcnow
 from app.services.broadcast.content import keyboard
+from app.services.broadcast.jobs.star_amount import as_stars
 from app.services.broadcast.schedule.send_time import tehran_iso
 
 
@@ -94,6 +96,10 @@ class JobView:
     tap: dict | None = None
     # A keyboard's buttons in reading order, each with its numbers (reporting/key_stats.KeyStat), as given.
     buttons: tuple | None = None
+    # A paid job that started: our estimate and what its Stars balance fell by, in nanostars (spent None: not
+    # known yet — a run still open, or its balance unread). app.services.broadcast.sending.stars.
+    stars_estimate: int | None = None
+    stars_spent: int | None = None
 
     @property
     def click_rate(self) -> float | None:
@@ -143,6 +149,8 @@ class JobView:
             **({"variants": self.variants} if self.variants is not None else {}),
             **({"tap": self.tap} if self.tap is not None else {}),
             **({"buttons": [b.as_dict() for b in self.buttons]} if self.buttons is not None else {}),
+            **({"stars": {"spent": as_stars(self.stars_spent), "estimate": as_stars(self.stars_estimate)}}
+               if self.stars_estimate is not None else {}),
         }
 
 
@@ -189,11 +197,19 @@ def job_status(job: BroadcastJob, now: datetime | None = None, *, variants: dict
         variants=variants, capped=job.capped_count or 0,
         unsubscribe_button=bool(job.optout_button) and job.kind == KIND_SEND, unsubscribed=job.unsubscribed_count or 0,
         urgent=bool(job.urgent), quiet_paused=job.status == PAUSED and job.pause_kind == QUIET_PAUSE,
-        **_segments(job),
+        **_segments(job), **_stars(job),
         tap={"tag": job.tap_tag, "presses": job.tap_presses or 0, "tagged": job.tap_tagged or 0}
         if job.tap_tag else None,
         buttons=buttons,
     )
+
+
+def _stars(job: BroadcastJob) -> dict:
+    """Return a paid job's Stars: the estimate, and the spend once no run of it is open (none before it started)."""
+    row = stars_repo.get(job.id) if job.paid else None
+    if row is None:
+        return {}
+    return {"stars_estimate": row.estimate, "stars_spent": row.spent if row.opened_balance is None else None}
 
 
 def _segments(job: BroadcastJob) -> dict:

@@ -22,7 +22,7 @@ from app.services.broadcast.jobs.origin import CHAIN, origin_of
 from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.reporting import picture
 from app.services.broadcast.reporting.occurrence_summary import occurrence_keyboard, occurrence_text
-from app.services.broadcast.reporting.progress import progress_keyboard, summary_keyboard, summary_text
+from app.services.broadcast.reporting.progress import progress_keyboard, stars_line, summary_keyboard, summary_text
 from app.texts import t
 
 
@@ -72,3 +72,18 @@ def job_finished(job_id: int, *, outbox) -> None:
     if status.sent and not status.is_action and current_app.config.get("RESULTS_PICTURE", True):
         # Drawn on the picture thread and sent after the summaries; if it fails they have gone anyway.
         picture.queue(job_id, chats, after=sends)
+
+
+def job_stars_spent(job_id: int, *, outbox) -> None:
+    """Tell every admin what an ended paid job cost as Telegram's balance showed it, beside our estimate.
+
+    The summary goes out as the job completes, before its balance is read
+    again; this line follows it once the spend is known.
+    """
+    job = db.session.get(BroadcastJob, job_id)
+    # An automated job (chain step, recurring occurrence) sends no extra line: its spend is in its job view.
+    chats = recipients(job) if job and origin_of(job) is None else {}
+    status = job_status(job) if job else None
+    db.session.commit()
+    for chat_id, lang in chats.items():
+        outbox.send(chat_id, t("stars_spent_alert", lang, id=job_id, line=stars_line(status, lang)))

@@ -7,6 +7,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from app.extensions import db
 from app.models.broadcast import CANCELLED, PAUSED, QUEUED, RUNNING, TERMINAL, BroadcastJob
+from app.services.broadcast.jobs.star_amount import stars_text
 from app.services.broadcast.jobs.status import JobView, job_status, retry_offer
 from app.texts import t
 
@@ -51,11 +52,21 @@ def clicks_line(status: JobView, lang: str) -> str:
 
 
 def rules_lines(status: JobView, lang: str) -> str:
-    """Render the sending rules' lines: skipped by the daily cap, opted out by the button, urgent ("" for none)."""
+    """Render the sending rules' lines: daily cap, opted out by the button, urgent, a paid job's Stars ("" for none)."""
     lines = t("job_capped_line", lang, n=status.capped) if status.capped else ""
     if status.unsubscribe_button or status.unsubscribed:
         lines += t("job_unsubscribed_line", lang, n=status.unsubscribed)
-    return lines + (t("job_urgent_line", lang) if status.urgent else "")
+    return lines + (t("job_urgent_line", lang) if status.urgent else "") + stars_line(status, lang)
+
+
+def stars_line(status: JobView, lang: str) -> str:
+    """Render a paid job's spend as Telegram's balance showed it beside our estimate ("" before it started)."""
+    if status.stars_estimate is None:
+        return ""
+    estimate = stars_text(status.stars_estimate)
+    if status.stars_spent is None:  # a run still open, or its balance not read yet
+        return t("job_stars_estimate_line", lang, estimate=estimate)
+    return t("job_stars_line", lang, spent=stars_text(status.stars_spent), estimate=estimate)
 
 
 def percent_text(status: JobView) -> str:

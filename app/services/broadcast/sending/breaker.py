@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from app.services.broadcast.sending import outcomes as oc
 from app.services.broadcast.sending.stops import Stop
 
+# Answers that pause the job at once, for a reason every later copy would meet too.
+PAUSING = {oc.BOT_ERROR: Stop.UNAUTHORIZED, oc.NO_STARS: Stop.NO_STARS}
+# The text each such pause is written with (app.texts).
+PAUSE_TEXTS = {Stop.UNAUTHORIZED: "reason_unauthorized", Stop.NO_STARS: "reason_no_stars"}
+
 
 @dataclass(frozen=True)
 class Streak:
@@ -28,7 +33,7 @@ class Decision:
 
     stop: Stop | None              # the pump's stop after them (the one it had, unless they call for another)
     retry_after: float = 0.0       # the longest 429 wait among them (0: none)
-    pause: Stop | None = None      # pause the job for this reason (UNAUTHORIZED or BREAKER); None: no new pause
+    pause: Stop | None = None      # pause the job for this reason (UNAUTHORIZED, NO_STARS, BREAKER); None: none new
     trip: Streak | None = None     # the streak that opened the breaker: its failed items go back to pending
 
 
@@ -67,8 +72,8 @@ def judge(streak: Streak, done: Iterable[tuple[int, oc.Outcome]], *, stop: Stop 
             stop = stop or Stop.NETWORK
         elif kind == oc.OUT_OF_BUDGET:
             stop = stop or Stop.BUDGET
-        elif kind == oc.BOT_ERROR and not paused:
-            stop = pause = Stop.UNAUTHORIZED
+        elif kind in PAUSING and not paused:
+            stop = pause = PAUSING[kind]
             paused = True
     if tripped is None:
         return streak, Decision(stop, retry_after, pause)

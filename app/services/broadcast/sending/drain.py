@@ -16,6 +16,7 @@ from app.services.broadcast.actions import expiry
 from app.services.broadcast.jobs import control, purge
 from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.schedule import quiet_release, recurring, releases
+from app.services.broadcast.sending import stars
 from app.services.broadcast.sending.pump import Pump
 from app.services.broadcast.sending.stops import JOB_ENDED, Stop
 from app.services.chains import digest as chains_digest
@@ -71,7 +72,7 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
         result = PumpResult(job_id, False, Stop.NOT_RUNNING, job=job_status(job).as_dict())
         db.session.commit()
         return result
-    paid = job.paid
+    paid, billed = job.paid, stars.billed(job)
     db.session.commit()
     client = client or get_client(settings, paid=paid)
     own_outbox = outbox is None
@@ -85,7 +86,7 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
         outbox.start()
         p.outbox_worker = True
     try:
-        p.run()
+        _run(p, billed)
     except Exception:
         db.session.rollback()
         p.stop = Stop.DB_ERROR if isinstance(sys.exc_info()[1], SQLAlchemyError) else Stop.ERROR
@@ -102,6 +103,15 @@ def pump(job_id: int, max_seconds: float, *, settings: dict | None = None, clien
     if p.stop == Stop.DONE:
         control.start_next_if_idle()
     return _result(p, True, p.stop or Stop.BUDGET, processed)
+
+
+def _run(p: Pump, billed: bool) -> None:
+    """Run the pump: a paid job's run starts against its Stars balance, and its spend is read once it no longer runs."""
+    p.stop = stars.before_run(p.job_id, p.client, p.settings, p.outbox) if billed else None
+    if p.stop is None:
+        p.run()
+    if billed:
+        stars.after_run(p.job_id, p.client, p.outbox)
 
 
 def _result(p: Pump, acquired: bool, stop: Stop, processed: int) -> PumpResult:

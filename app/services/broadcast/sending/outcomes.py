@@ -14,6 +14,7 @@ from app.telegram.errors import (
     UnknownOutcome,
     is_not_modified,
     is_recipient_error,
+    is_stars_shortage,
 )
 
 
@@ -27,6 +28,7 @@ class OutcomeKind(StrValueEnum):
     RATE_LIMITED = "rate_limited", None, False     # not sent: back to pending, later pumps wait out not_before
     NOT_SENT = "not_sent", None, False             # never left (network down): back to pending
     BOT_ERROR = "bot_error", None, False           # the token is refused: back to pending, the job pauses
+    NO_STARS = "no_stars", None, False             # a paid copy the Stars balance cannot pay: pending, job pauses
     OUT_OF_BUDGET = "out_of_budget", None, False   # our own pacer had no slot before the deadline: back to pending
     HELD = "held", None, False                     # a 429 seen by another process covers its slot: pending, go on
     GONE = "gone", ItemStatus.GONE, False          # action jobs: the copy to delete or edit no longer exists
@@ -47,6 +49,7 @@ class OutcomeKind(StrValueEnum):
 
 SENT, SKIPPED, FAILED, UNKNOWN = OutcomeKind.SENT, OutcomeKind.SKIPPED, OutcomeKind.FAILED, OutcomeKind.UNKNOWN
 RATE_LIMITED, NOT_SENT, BOT_ERROR = OutcomeKind.RATE_LIMITED, OutcomeKind.NOT_SENT, OutcomeKind.BOT_ERROR
+NO_STARS = OutcomeKind.NO_STARS
 OUT_OF_BUDGET, HELD = OutcomeKind.OUT_OF_BUDGET, OutcomeKind.HELD
 GONE, TOO_OLD = OutcomeKind.GONE, OutcomeKind.TOO_OLD
 
@@ -127,6 +130,9 @@ def classify(exc: BaseException | None) -> Outcome:
         return Outcome(BOT_ERROR, exc.description)
     if isinstance(exc, Forbidden):
         return Outcome(SKIPPED, exc.description, blocked=True)
+    if is_stars_shortage(exc):
+        # Telegram delivered nothing: the copy is sent later, once the balance is topped up.
+        return Outcome(NO_STARS, exc.description)
     if isinstance(exc, BadRequest) and is_recipient_error(exc):
         return Outcome(SKIPPED, exc.description)
     if isinstance(exc, NetworkError):

@@ -224,8 +224,8 @@ class Recorder:
         self.charged -= uncharged
         self.streak, decision = breaker.judge(self.streak, [(i, o) for i, _, o in done], stop=stop,
                                               paused=bool(self.paused_reason), max_errors=self.max_errors)
-        if decision.pause == Stop.UNAUTHORIZED:
-            self.paused_reason = t("reason_unauthorized", self.lang)
+        if decision.pause in breaker.PAUSE_TEXTS:
+            self.paused_reason = t(breaker.PAUSE_TEXTS[decision.pause], self.lang)
         if decision.trip is not None:
             streak = decision.trip
             plans.trip(plan, streak)

@@ -16,6 +16,7 @@ class Stop(str, Enum):
     BREAKER = "breaker"            # too many non-recipient errors in a row; job paused
     UNAUTHORIZED = "unauthorized"  # the token was refused; job paused
     PAID_CAP = "paid_cap"          # the paid-message cap is reached; job paused
+    NO_STARS = "no_stars"          # the Stars balance cannot pay a paid job's copies; job paused
     QUIET_HOURS = "quiet_hours"    # quiet hours began; job paused until they end (cron resumes it)
     LEASE_LOST = "lease_lost"      # another pump took the lease over; this one wrote nothing more
     LEASE_MISS = "lease_miss"      # another pump holds the lease
@@ -43,5 +44,7 @@ class Stop(str, Enum):
 # Stops after which another pump in the same request would only repeat them.
 FINAL = frozenset(set(Stop) - {Stop.BUDGET, Stop.INCOMPLETE})
 # Stops after which cron's pump_all moves on to the next queued job.
-# (Not after the breaker: systemic errors would hit the next job too.)
-JOB_ENDED = frozenset({Stop.DONE, Stop.PAUSED, Stop.QUIET_HOURS, Stop.CANCELLED, Stop.NOT_RUNNING, Stop.COMPLETED})
+# (Not after the breaker: systemic errors would hit the next job too. After a lack of Stars, yes: a free
+# job is not billed, and a paid one reads the balance before it sends.)
+JOB_ENDED = frozenset({Stop.DONE, Stop.PAUSED, Stop.QUIET_HOURS, Stop.CANCELLED, Stop.NOT_RUNNING, Stop.COMPLETED,
+                       Stop.NO_STARS})
