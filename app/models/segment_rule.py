@@ -7,10 +7,8 @@ from dataclasses import dataclass, field
 
 from app.models.audience import Audience
 from app.models.segment import SEGMENT_NAME_MAX
-from app.models.user_data import FIELD_VALUE_MAX, TAG_MAX
+from app.models.user_data import FIELD_VALUE_MAX, TAG_MAX, allowed_in_tag, fold_tag, fold_value
 
-# A tag as users carry it: letters (Persian too), digits, _ and -; Latin letters lower-cased.
-RULE_TAG = re.compile(rf"[\w-]{{1,{TAG_MAX}}}")
 RULE_FIELD = re.compile(r"[a-z0-9_]{1,64}", re.ASCII)
 # A segment's name: what an admin types after `segments show` and sees on a button.
 SEGMENT_NAME = re.compile(rf"[\w-]{{1,{SEGMENT_NAME_MAX}}}")
@@ -19,9 +17,9 @@ MAX_TERMS = 50  # tags or values in one condition: more is a list to import, not
 
 
 def rule_tag(value: str) -> str:
-    """Return value as the tag a rule compares (Latin lower-cased), or raise ValueError saying what is wrong."""
-    tag = value.strip().lower() if value.isascii() else value.strip()
-    if not RULE_TAG.fullmatch(tag):
+    """Return value as the tag a rule compares, folded as users' tags are stored; ValueError saying what is wrong."""
+    tag = fold_tag(value)
+    if not 0 < len(tag) <= TAG_MAX or not all(allowed_in_tag(ch) for ch in tag):
         raise ValueError(f"tag {value[:70]!r}: 1 to {TAG_MAX} letters, digits, _ or -")
     return tag
 
@@ -47,7 +45,7 @@ class FieldTest:
             raise ValueError(f"field name {self.name[:70]!r}: 1 to 64 of a-z, 0-9 and _")
         if self.op not in FIELD_OPS:
             raise ValueError(f"field operator {self.op!r}: one of =, != or in")
-        values = tuple(dict.fromkeys(self.values))
+        values = tuple(dict.fromkeys(fold_value(v) for v in self.values))  # compared as users' values are stored
         if not values or (self.op != "in" and len(values) != 1) or len(values) > MAX_TERMS:
             takes = "in takes 1 to 50 values" if self.op == "in" else "= and != take one value"
             raise ValueError(f"field {self.name}: {takes}")

@@ -1,4 +1,5 @@
 """What an operator knows about a user beyond Telegram's fields: tags and custom fields."""
+import unicodedata
 from datetime import datetime
 
 from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, String
@@ -11,6 +12,24 @@ from app.models.base import MYSQL_TABLE_ARGS
 TAG_MAX = 64
 FIELD_NAME_MAX = 64
 FIELD_VALUE_MAX = 255
+ZWNJ = "\u200c"
+# Arabic letters a Persian keyboard (or a pasted text) may give for the Persian ones.
+PERSIAN_LETTERS = str.maketrans({"\u064a": "\u06cc", "\u0643": "\u06a9"})
+
+
+def fold_tag(raw: str) -> str:
+    """Return a tag as it is stored and compared: trimmed, NFC, lower-cased, Arabic yeh and kaf as the Persian ones."""
+    return unicodedata.normalize("NFC", raw.strip()).lower().translate(PERSIAN_LETTERS)
+
+
+def allowed_in_tag(ch: str) -> bool:
+    """Tell whether ch may stand in a tag: a letter, mark, digit, `_`, `-` or ZWNJ."""
+    return ch in "_-" + ZWNJ or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd"
+
+
+def fold_value(raw: str) -> str:
+    """Return a field value as it is stored and compared: trimmed and NFC normalised (é typed two ways is one)."""
+    return unicodedata.normalize("NFC", raw.strip())
 
 
 def exact(length: int):

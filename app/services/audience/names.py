@@ -12,11 +12,16 @@ import functools
 import re
 import unicodedata
 
-from app.models.user_data import FIELD_NAME_MAX, FIELD_VALUE_MAX, TAG_MAX
+from app.models.user_data import (
+    FIELD_NAME_MAX,
+    FIELD_VALUE_MAX,
+    TAG_MAX,
+    ZWNJ,
+    allowed_in_tag,
+    fold_tag,
+    fold_value,
+)
 
-ZWNJ = "\u200c"
-# Arabic letters a Persian keyboard (or a pasted text) may give for the Persian ones.
-PERSIAN_LETTERS = str.maketrans({"\u064a": "\u06cc", "\u0643": "\u06a9"})
 # Unicode's control characters (category Cc): a newline or tab has no place in a one-line value.
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 FIELD_NAME = re.compile(rf"[a-z0-9_]{{1,{FIELD_NAME_MAX}}}", re.ASCII)
@@ -26,22 +31,17 @@ class BadName(ValueError):
     """A tag, field name or value that is refused; the message is one line naming what is wrong."""
 
 
-def _allowed_in_tag(ch: str) -> bool:
-    """Tell whether ch may stand in a tag: a letter, mark, digit, `_`, `-` or ZWNJ."""
-    return ch in "_-" + ZWNJ or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd"
-
-
 @functools.lru_cache(maxsize=4096)  # a CSV repeats a few tags on every row
 def tag(raw: object) -> str:
     """Return the tag raw names (normalised), or raise BadName saying why in one line."""
     if not isinstance(raw, str):
         raise BadName("a tag must be text")
-    value = unicodedata.normalize("NFC", raw.strip()).lower().translate(PERSIAN_LETTERS)
+    value = fold_tag(raw)
     if not value:
         raise BadName("a tag cannot be empty")
     if len(value) > TAG_MAX:
         raise BadName(f"tag {value[:20]!r}… is {len(value)} characters; at most {TAG_MAX}")
-    bad = next((ch for ch in value if not _allowed_in_tag(ch)), None)
+    bad = next((ch for ch in value if not allowed_in_tag(ch)), None)
     if bad is not None:
         raise BadName(f"tag {value!r} contains {_show(bad)}; a tag is letters, digits, '_' and '-' "
                       f"(no spaces or commas)")
@@ -60,7 +60,7 @@ def field_name(raw: object) -> str:
 
 def field_value(raw: object) -> str:
     """Return a field value trimmed and NFC normalised, or raise BadName (empty, too long, control characters)."""
-    value = unicodedata.normalize("NFC", raw.strip()) if isinstance(raw, str) else ""
+    value = fold_value(raw) if isinstance(raw, str) else ""
     if not value:
         raise BadName("a field value cannot be empty (use `users field unset` to remove one)")
     if len(value) > FIELD_VALUE_MAX:
