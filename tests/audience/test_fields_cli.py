@@ -44,3 +44,16 @@ def test_values_are_stored_byte_exact_and_compared_as_such(app, runner):
     assert ok(runner, "users", "field", "set", "plan", "gold", "--ids", "1,2").strip() == \
         "field plan='gold': 2 set, 0 already had it"
     assert all_fields() == {(1, "plan", "gold"), (2, "plan", "gold")}
+
+
+def test_a_value_typed_composed_or_decomposed_is_one_value(app, runner, tmp_path):
+    """é as one code point (NFC) or as e + a combining accent (NFD): one stored value, so no change and one group."""
+    composed, decomposed = "caf\u00e9 Sh\u00e9razi", "cafe\u0301 She\u0301razi"
+    create_users([1, 2, 3])
+    ok(runner, "users", "field", "set", "plan", composed, "--ids", "1")
+    assert ok(runner, "users", "field", "set", "plan", decomposed, "--ids", "1,2").strip() == \
+        f"field plan={composed!r}: 1 set, 1 already had it"
+    path = tmp_path / "users.csv"
+    path.write_text(f"id,plan\n3,{decomposed}\n", encoding="utf-8")
+    ok(runner, "users", "import", str(path))
+    assert all_fields() == {(1, "plan", composed), (2, "plan", composed), (3, "plan", composed)}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from datetime import timedelta
 
 import pytest
@@ -11,12 +12,14 @@ from app.extensions import db
 from app.models import BroadcastJob, BroadcastJobItem
 from app.repository import ab as repo
 from app.repository.db_clock import db_utcnow
-from app.services.broadcast.ab import report, split, stats, winner
+from app.services.broadcast.ab import cron, report, split, stats, winner
 from app.services.broadcast.ab.versions import ASKED, SENT, sample_size
 from app.services.broadcast.actions import retry
 from app.services.broadcast.jobs import control
 from app.services.broadcast.sending.drain import pump
+from app.texts import t
 from tests.broadcast.helpers import BASE_ID, at_once, create_users, engine_settings, reload
+from tests.conftest import ADMIN_ID
 
 PUBLIC = "https://bot.example.com"
 SETTINGS = engine_settings(broadcast_rate_per_second=28)
@@ -197,3 +200,22 @@ def test_a_test_without_a_tracked_link_or_enough_users_is_refused(app):
             make_test(share=10)  # 0.5 rounds to 1: two versions need two
     finally:
         app.config["PUBLIC_URL"] = None
+
+
+def test_two_cron_passes_at_once_ask_the_admins_once(tracked, simulator, app, monkeypatch):
+    """No clear leader, two cron passes that both read the test before either marked it: one alert per admin."""
+    create_users(20)
+    job = make_test(share=50)
+    send(job.id)
+    wait_over(job.id)
+    both_read, judge = threading.Barrier(2, timeout=20), stats.leader
+
+    def judged_after_both_read(versions):
+        both_read.wait()  # each pass has read the test as still testing
+        return judge(versions)
+
+    monkeypatch.setattr(winner.stats, "leader", judged_after_both_read)
+    assert sorted(at_once(app, lambda: cron.run(SETTINGS), 2)) == [[], []]
+    assert reload(job.id).ab_state == ASKED and repo.winner_job_of(job.id) is None
+    alerts = [d for d in simulator.deliveries("sendMessage", chat_id=ADMIN_ID) if cron.PICK_PREFIX in str(d)]
+    assert len(alerts) == 1 and alerts[0]["text"] == t("ab_alert", "fa", id=job.id)

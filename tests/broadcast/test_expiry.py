@@ -1,7 +1,9 @@
 """Auto-expiry: each copy deleted for everyone T after its own sent_at, by cron, once, never before its time."""
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import func, select
@@ -85,6 +87,39 @@ def test_two_cron_calls_at_once_create_exactly_one_expiry_job(app, simulator):
     assert unsend_jobs(source) == made
     assert db.session.execute(select(func.count()).select_from(I).where(I.job_id == made[0])).scalar() == 8
     db.session.commit()
+
+
+def test_two_passes_that_both_read_the_due_expiry_make_one_unsend_job(app, simulator, monkeypatch):
+    """Both cron passes list the job as due before either claims it: the one that locks second makes nothing."""
+    settings = engine_settings()
+    users, source = sent_job(simulator, 4, settings)
+    expiry.set_expiry(source, timedelta(hours=1), audit.ACTOR_CLI)
+    both_listed, lock = threading.Barrier(2, timeout=20), expiry.lineage.lock
+
+    def lock_after_both_listed(job_id):
+        both_listed.wait()  # each pass has read expire_at <= now
+        return lock(job_id)
+
+    monkeypatch.setattr(expiry.lineage, "lock", lock_after_both_listed)
+    due = db_utcnow() + timedelta(hours=1, minutes=1)
+    made = [job_id for found in at_once(app, lambda: expiry.run_due(settings, due), 2) for job_id in found]
+    assert len(made) == 1 and unsend_jobs(source) == made
+    assert sorted(db.session.execute(select(I.user_id).where(I.job_id == made[0])).scalars()) == users
+    db.session.commit()
+    assert reload(source).expire_at is None  # every copy is in that one job: this expiry is done
+
+
+def test_a_pass_that_read_expire_at_before_the_winner_claimed_claims_nothing(app, simulator):
+    """Break the lock on purpose: a pass still holding the expire_at it read matches nothing once another moved it."""
+    settings = engine_settings()
+    users, source = sent_job(simulator, 2, settings)
+    expiry.set_expiry(source, timedelta(hours=1), audit.ACTOR_CLI)
+    seen = SimpleNamespace(id=source, expire_at=reload(source).expire_at)  # what the losing pass read
+    due = db_utcnow() + timedelta(hours=1, minutes=1)
+    [made] = expiry.run_due(settings, due)
+    assert expiry._claim(seen, due + expiry.PASS_GAP) is False
+    db.session.rollback()
+    assert reload(source).expire_at is None and unsend_jobs(source) == [made]
 
 
 def test_cron_missing_then_returning_counts_copies_past_48_hours_too_old_and_never_tries_them(app, simulator):

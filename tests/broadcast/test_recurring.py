@@ -119,6 +119,19 @@ def test_cron_down_skips_every_missed_occurrence_under_skip(app):
     assert len(recurring.release_due(FAST, now=SAT_10 + timedelta(days=4, seconds=5))) == 1
 
 
+def test_under_skip_an_occurrence_exactly_the_grace_late_is_sent_a_second_more_is_skipped(app):
+    """The grace is inclusive, as a one-off schedule's: at exactly the grace the occurrence still goes."""
+    create_users(1)
+    grace = timedelta(minutes=FAST["schedule_grace_minutes"])
+    sid = make("daily 10:00", if_missed="skip")
+    day = timedelta(days=1)
+    on_the_edge = recurring.release_due(FAST, now=SAT_10 + grace)
+    past_it = recurring.release_due(FAST, now=SAT_10 + day + grace + timedelta(seconds=1))
+    assert [(at, outcome) for at, outcome, _ in occurrences(sid)] == [(SAT_10, "made"), (SAT_10 + day, "skipped")]
+    assert len(on_the_edge) == 1 and past_it == [] and len(jobs()) == 1
+    assert (series(sid).occurrences, series(sid).made_count) == (2, 1)
+
+
 def test_the_count_is_honoured(app):
     create_users(1)
     sid = make("daily 10:00", count=2)

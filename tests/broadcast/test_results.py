@@ -5,11 +5,17 @@ import io
 
 import pytest
 from matplotlib import image
+from sqlalchemy import select, update
 
+from app.extensions import db
+from app.models import BroadcastJobItem, User
 from app.services.broadcast.reporting.chart import render_png
 from app.services.broadcast.reporting.results import NoResults, bucket_seconds, compute
-from tests.broadcast.helpers import create_text_job, create_users
+from app.services.broadcast.sending.drain import pump
+from app.simulator.updates import my_chat_member_update
+from tests.broadcast.helpers import create_text_job, create_users, engine_settings
 from tests.broadcast.results_job import EXPECTED, craft_job
+from tests.factories import post_update
 
 
 def test_the_numbers_equal_the_ledger(app):
@@ -48,3 +54,21 @@ def test_buckets_stay_within_sixty_and_on_round_sizes():
     assert bucket_seconds(0, 600) == 30
     assert bucket_seconds(0, 86400 * 3) == 7200
     assert bucket_seconds(0, 10**9) == 604800
+
+
+def test_blocked_after_counts_a_block_at_the_copys_own_instant_and_not_a_user_who_unblocked(app, simulator, client):
+    """Blocked at their copy's sent_at: counted. Blocked later, then unblocked (Telegram's updates): not counted."""
+    settings = engine_settings()
+    at_once_blocked, came_back, still_blocked, stayed = create_users(4)
+    job_id = create_text_job(settings=settings).id
+    assert pump(job_id, 30, settings=settings).stop == "done"
+    sent_at = db.session.execute(select(BroadcastJobItem.sent_at).where(
+        BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == at_once_blocked)).scalar_one()
+    db.session.execute(update(User).where(User.id == at_once_blocked).values(is_blocked=True, blocked_at=sent_at))
+    db.session.commit()
+    for user, old, new in ((came_back, "member", "kicked"), (came_back, "kicked", "member"),
+                           (still_blocked, "member", "kicked")):
+        assert post_update(client, my_chat_member_update(user, old, new)).status_code == 200
+    numbers = compute(job_id).as_dict()
+    assert numbers["blocked_after"] == 2
+    assert numbers["recent"][-1]["blocked_after"] == 2

@@ -11,8 +11,10 @@ from app.clock import utcnow
 from app.extensions import db
 from app.models import BroadcastJobItem
 from app.models.segment import Segment
+from tests.audience.helpers import ok
 from tests.audience.population import JOB, seed, uid
 from tests.broadcast.helpers import reload
+from tests.factories import create_users
 
 
 def run(runner, *args):
@@ -182,3 +184,21 @@ def test_a_retry_takes_the_ledger_and_shows_the_snapshot_after_the_segment_is_go
     assert items(retry_id) == {1, 2}
     status = json.loads(run(runner, "broadcast", "status", str(retry_id)).stdout)
     assert status["segment"] == "vip"
+
+
+def test_a_rule_names_tags_and_values_spelled_any_way_they_are_stored(runner, app):
+    """A rule folds its tags and values as users' are stored: NFC, lower case, Arabic yeh/kaf, ZWNJ kept."""
+    create_users([1, 2, 3])
+    ok(runner, "users", "tag", "add", "\u06a9\u062a\u0627\u0628\u200c\u062e\u0648\u0627\u0646", "--ids", "1,2")
+    ok(runner, "users", "tag", "add", "\u00c9lite", "--ids", "3")
+    ok(runner, "users", "field", "set", "city", "Caf\u00e9", "--ids", "1")
+    spellings = {
+        "reader": ("--tag-any", "\u0643\u062a\u0627\u0628\u200c\u062e\u0648\u0627\u0646", 2),  # Arabic kaf
+        "elite": ("--tag-all", "E\u0301LITE", 1),  # É as E + a combining accent, upper case
+        "cafe": ("--field", "city=Cafe\u0301", 1),  # é decomposed
+        "not_cafe": ("--field", "city!=Cafe\u0301", 2),
+    }
+    for name, (option, value, users) in spellings.items():
+        saved = run(runner, "segments", "save", name, option, value)
+        assert saved.exit_code == 0, saved.output
+        assert run(runner, "segments", "count", name).stdout.strip() == str(users), name
