@@ -182,3 +182,22 @@ def test_a_retry_takes_the_ledger_and_shows_the_snapshot_after_the_segment_is_go
     assert items(retry_id) == {1, 2}
     status = json.loads(run(runner, "broadcast", "status", str(retry_id)).stdout)
     assert status["segment"] == "vip"
+
+
+def test_clicks_of_a_broadcast_whose_clicks_were_not_counted_are_refused_saying_why(runner, app):
+    """Made without PUBLIC_URL, its job view says "not counted": "did not click" would be everyone it reached."""
+    from sqlalchemy import update
+
+    from app.models import BroadcastJob
+
+    seed()
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == JOB).values(links_tracked=False,
+                                                                                 clicks_unique=0))
+    db.session.commit()
+    for option in ("--not-clicked", "--clicked"):
+        result = run(runner, "segments", "save", "missed", option, str(JOB))
+        assert result.exit_code == 2, result.output
+        [line] = result.stderr.strip().splitlines()
+        assert f"broadcast {JOB}'s clicks were not counted" in line and f"use --received {JOB}" in line
+    assert segment_rows() == []
+    assert run(runner, "segments", "save", "got_it", "--received", str(JOB)).exit_code == 0
