@@ -19,7 +19,7 @@ from app.bot.callback_data import build
 from app.bot.context import BotContext
 from app.services.broadcast.ab import specs
 from app.services.broadcast.ab.versions import LETTERS
-from app.services.broadcast.content import keyboard
+from app.services.broadcast.content import keyboard, placeholders
 from app.services.broadcast.jobs.draft import Draft
 from app.texts import t
 
@@ -56,6 +56,11 @@ def media_version(ctx: BotContext, message) -> dict | None:
         drafts.copy_draft(message)
     except drafts.DraftError as exc:
         ctx.reply(exc.key, **exc.values)
+        return None
+    try:  # a media version is copied as it is: its caption's placeholders would reach users as typed
+        placeholders.check(message.caption_html, False, "the caption")
+    except placeholders.PlaceholderRefused:
+        ctx.reply("ab_copy_placeholder")
         return None
     return {"copy": message.message_id, "caption": message.caption_html or ""}
 

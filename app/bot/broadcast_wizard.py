@@ -78,11 +78,10 @@ def on_input(ctx: BotContext, step: str, state: dict) -> None:
 def take_message(ctx: BotContext, draft: Draft) -> None:
     """Keep a reference to the admin's message (it is copied, never re-typed), then ask for a button."""
     try:
-        content = drafts.copy_draft(ctx.update.message)
+        content, note = drafts.personalise(ctx.update.message, drafts.copy_draft(ctx.update.message))
     except drafts.DraftError as exc:
         ctx.reply(exc.key, **exc.values)
         return
-    content, note = drafts.personalise(ctx.update.message, content)
     if note:
         ctx.reply(note)
     state = Draft(draft_id=draft.draft_id, content=content).to_json()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from telegram import Message
 
 from app.services.audience.tap import check_tap
+from app.services.broadcast.content import placeholders
 from app.services.broadcast.content.button_url import url_problem
 from app.services.broadcast.content.greeting import has_greeting
 from app.services.broadcast.content.text_rules import CAPTION_LIMIT, TEXT_LIMIT, measured, utf16_len
@@ -42,14 +43,21 @@ def copy_draft(message: Message) -> dict:
 
 
 def personalise(message: Message, content: dict) -> tuple[dict, str | None]:
-    """Turn a text with {first_name} into a text broadcast (its HTML); return it and a note key for the admin.
+    """Turn a text with placeholders into a text broadcast (its HTML); return it and a note key for the admin.
 
-    A copy cannot differ per recipient, so a caption asking for the name only
-    gets a warning; any other message stays a copy.
+    Placeholders ({first_name}, {field:…}) are checked by placeholders.check,
+    the rule every other entry uses; a "{field:" that is no placeholder
+    raises DraftError. A copy cannot differ per recipient, so a caption with
+    placeholders only gets a warning; any other message stays a copy.
     """
-    if has_greeting(message.text):
-        return {"type": "text", "text": message.text_html, "parse_mode": "HTML"}, "wiz_personal"
-    if has_greeting(message.caption):
+    if placeholders.asks(message.text):
+        try:
+            placeholders.check(message.text_html, True, "the text")
+        except placeholders.PlaceholderRefused as exc:
+            raise DraftError("wiz_bad_placeholder", **exc.values) from None
+        note = "wiz_personal" if has_greeting(message.text) else "wiz_personal_fields"
+        return {"type": "text", "text": message.text_html, "parse_mode": "HTML"}, note
+    if placeholders.asks(message.caption):
         return content, "wiz_cannot_personalise"
     return content, None
 

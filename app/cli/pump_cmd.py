@@ -80,7 +80,7 @@ def _stop_on_signals(stop: threading.Event, received: list[str]) -> dict:
 @click.option("--seconds", type=click.IntRange(min=1, max=MAX_SECONDS), metavar="N",
               help=f"Budget of each pump (default: cron_pump_seconds; {FOREVER_SECONDS} with --forever).")
 @click.option("--forever", is_flag=True, help="Keep pumping until SIGTERM/SIGINT (the VPS worker).")
-@click.option("--interval", type=click.FloatRange(min=0.1), metavar="S",
+@click.option("--interval", type=click.FloatRange(min=0.1, max=MAX_SECONDS), metavar="S",
               help=f"With --forever: start a pump at most every S seconds when idle [default: {FOREVER_INTERVAL:g}].")
 @with_appcontext
 def pump_command(job_id: int | None, seconds: int | None, forever: bool, interval: float | None) -> None:

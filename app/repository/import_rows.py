@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, exists, insert, literal, select
+from sqlalchemy import delete, exists, func, insert, literal, select
 from sqlalchemy.dialects import mysql, sqlite
+from sqlalchemy.orm import aliased
 
 from app.extensions import db
 from app.models.user import User
@@ -30,15 +31,30 @@ def _staged(import_id: str, op: str):
     return (S.import_id == import_id) & (S.op == op) & exists().where(User.id == S.user_id)
 
 
+def _last_for_its_tag(import_id: str):
+    """Return the WHERE of the staged tag changes that are the last for their (user, tag): those decide.
+
+    `0` then `1` is an add (a user who had the tag keeps its row, date and
+    origin: no chain's `tag:` trigger fires again); `1` then `0` a removal.
+    The grouped subquery is uncorrelated: both databases evaluate it once.
+    """
+    later = aliased(ImportRow)
+    last = (select(func.max(later.seq)).where(later.import_id == import_id, later.op.in_(("+", "-")))
+            .group_by(later.user_id, later.name))
+    return S.seq.in_(last)
+
+
 def remove_tags(import_id: str) -> int:
-    """Take off every tag the import removes, in one DELETE; return the rows removed."""
-    match = exists().where(_staged(import_id, "-"), S.user_id == UserTag.user_id, S.name == UserTag.tag)
+    """Take off every tag whose last staged change removes it, in one DELETE; return the rows removed."""
+    match = exists().where(_staged(import_id, "-"), _last_for_its_tag(import_id), S.user_id == UserTag.user_id,
+                           S.name == UserTag.tag)
     return db.session.execute(delete(UserTag).where(match).execution_options(synchronize_session=False)).rowcount
 
 
 def add_tags(import_id: str, now: datetime) -> int:
-    """Add every tag the import adds, in one INSERT … SELECT (a tag a user has is kept); return the rows added."""
-    rows = select(S.user_id, S.name, literal("csv"), literal(now)).where(_staged(import_id, "+"))
+    """Add every tag whose last staged change adds it, in one INSERT … SELECT (a tag a user has is kept)."""
+    rows = select(S.user_id, S.name, literal("csv"), literal(now)).where(_staged(import_id, "+"),
+                                                                          _last_for_its_tag(import_id))
     stmt = ignoring_duplicates(insert(UserTag).from_select(["user_id", "tag", "origin", "created_at"], rows))
     return db.session.execute(stmt).rowcount
 

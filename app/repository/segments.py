@@ -66,7 +66,8 @@ def fields_without_users(names: tuple[str, ...]) -> list[str]:
             .first() is None]
 
 
-def job_kinds(job_ids: tuple[int, ...]) -> dict[int, str]:
-    """Return {job id: kind} for the jobs among job_ids that exist."""
-    rows = db.session.execute(select(BroadcastJob.id, BroadcastJob.kind).where(BroadcastJob.id.in_(job_ids)))
-    return {job_id: kind for job_id, kind in rows}
+def jobs_named(job_ids: tuple[int, ...]) -> dict[int, object]:
+    """Return {job id: its kind, links_tracked and clicks_unique} for the jobs among job_ids that exist."""
+    rows = db.session.execute(select(BroadcastJob.id, BroadcastJob.kind, BroadcastJob.links_tracked,
+                                     BroadcastJob.clicks_unique).where(BroadcastJob.id.in_(job_ids)))
+    return {row.id: row for row in rows}

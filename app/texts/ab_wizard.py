@@ -39,6 +39,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "❌ An album cannot be a version: Telegram puts no button under an album, so its clicks could not be "
               "counted. Send one photo or video with a caption.",
     },
+    "ab_copy_placeholder": {
+        "fa": "❌ نسخهٔ رسانه‌ای همان‌طور که هست کپی می‌شود: {first_name} یا {field:…} در کپشنش همان‌طور که "
+              "نوشته‌اید به کاربران می‌رسد. کپشن را بدون آن بفرستید، یا نسخه را متنی بفرستید.",
+        "en": "❌ A media version is copied as it is: {first_name} or {field:…} in its caption would reach users "
+              "as typed. Send the caption without it, or make the version a text.",
+    },
     "btn_ab_done": {"fa": "✅ نسخه‌ها همین‌ها", "en": "✅ That's all"},
     "ab_need_text": {"fa": "❌ هر نسخهٔ آزمون A/B یک متن یا یک عکس، ویدیو یا فایل (با کپشنش) است. نسخه را بفرستید.",
                      "en": "❌ Each version of an A/B test is a text or one photo, video or file (with its caption). "

@@ -105,9 +105,19 @@ TEXTS: dict[str, dict[str, str]] = {
               "(“there” for English-speaking users).",
     },
     "wiz_cannot_personalise": {
-        "fa": "⚠️ پیام‌های کپی‌شده (عکس، ویدیو، فایل و …) شخصی‌سازی نمی‌شوند: {first_name} همان‌طور که نوشته‌اید "
-              "ارسال می‌شود. برای نام گیرنده، پیام را به صورت متن ساده بفرستید.",
-        "en": "⚠️ Copied messages (photo, video, file …) cannot be personalised: {first_name} is sent as typed. "
-              "Send a plain text message to greet each recipient by name.",
+        "fa": "⚠️ پیام‌های کپی‌شده (عکس، ویدیو، فایل و …) شخصی‌سازی نمی‌شوند: {first_name} و {field:…} همان‌طور "
+              "که نوشته‌اید ارسال می‌شوند. برای نام یا فیلد گیرنده، پیام را به صورت متن ساده بفرستید.",
+        "en": "⚠️ Copied messages (photo, video, file …) cannot be personalised: {first_name} and {field:…} are "
+              "sent as typed. Send a plain text message to fill them in for each recipient.",
+    },
+    "wiz_personal_fields": {
+        "fa": "👤 به جای هر {field:…} مقدار همان فیلدِ هر گیرنده نوشته می‌شود؛ اگر آن را نداشته باشد، متنِ بعد از | "
+              "(یا هیچ).",
+        "en": "👤 Each {field:…} becomes the recipient's value of that field; when they have none, the text after "
+              "| (or nothing).",
+    },
+    "wiz_bad_placeholder": {
+        "fa": "❌ این متن به همین شکل به کاربران می‌رسد: {problem}",
+        "en": "❌ This would reach users as typed: {problem}",
     },
 }

@@ -50,10 +50,10 @@ TEXTS: dict[str, dict[str, str]] = {
               "version gets the main message. Send a different text.",
     },
     "var_copy_greeting": {
-        "fa": "❌ توضیح رسانه‌ی کپی‌شده نمی‌تواند نام هر گیرنده را بگذارد ({{first_name}})؛ فقط پیام متنی می‌تواند. "
-              "توضیح را بدون آن بفرستید.",
-        "en": "❌ A copied media message's caption cannot greet each recipient by name ({{first_name}}); only a "
-              "text message can. Send the caption without it.",
+        "fa": "❌ توضیح رسانه‌ی کپی‌شده همان‌طور که هست فرستاده می‌شود و نام یا فیلد هر گیرنده را نمی‌گذارد "
+              "({{first_name}}، {{field:…}})؛ فقط پیام متنی می‌تواند. توضیح را بدون آن بفرستید.",
+        "en": "❌ A copied media message's caption is sent as it is: it cannot carry each recipient's name or "
+              "field ({{first_name}}, {{field:…}}); only a text message can. Send the caption without it.",
     },
     "var_album": {
         "fa": "❌ آلبوم نسخه‌ی زبانی نمی‌پذیرد (تلگرام توضیح‌های آلبوم کپی‌شده را تغییر نمی‌دهد). برای هر زبان "

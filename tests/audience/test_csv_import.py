@@ -44,6 +44,37 @@ def test_a_users_later_line_wins_for_a_field(app, runner, tmp_path):
     assert all_fields() == {(1, "plan", "silver")}
 
 
+def test_a_users_later_line_wins_for_a_tag_too(app, runner, tmp_path):
+    create_users([2005, 2006])
+    out = ok(runner, "users", "import", write(tmp_path, "id,tag:vip,tags\n2005,1,\n2006,0,\n2005,0,\n2006,,vip\n"))
+    assert "applied: 1 tags added, 0 removed" in out
+    assert all_tags() == {(2006, "vip")}  # 2005: 1 then 0 is removed; 2006: 0 then added by `tags`
+
+
+def test_a_line_that_changes_nothing_keeps_the_tag_its_date_and_origin_and_enrols_no_chain(app, runner, tmp_path):
+    from datetime import timedelta
+
+    from sqlalchemy import select, update
+
+    from app.clock import utcnow
+    from app.extensions import db
+    from app.models.user_data import UserTag
+    from app.services.chains import due
+    from tests.chains.helpers import FAST, make_chain
+
+    create_users([2005])
+    ok(runner, "users", "tag", "add", "vip", "--ids", "2005")
+    day_ago = utcnow().replace(microsecond=0) - timedelta(days=1)
+    db.session.execute(update(UserTag).values(created_at=day_ago))
+    db.session.commit()
+    make_chain("tag:vip", "0|For VIPs", at=utcnow() - timedelta(hours=1))
+    out = ok(runner, "users", "import", write(tmp_path, "id,tag:vip\n2005,0\n2005,1\n"))
+    assert "applied: 0 tags added, 0 removed" in out
+    db.session.rollback()
+    assert db.session.execute(select(UserTag.origin, UserTag.created_at)).all() == [("cli", day_ago)]
+    assert due.run_due(FAST, now=utcnow() + timedelta(minutes=1)) == []
+
+
 def test_invalid_rows_refuse_the_whole_file_naming_the_first_lines(app, runner, tmp_path):
     create_users([1, 2])
     path = write(tmp_path, "id,tags,plan\n1,vip,gold\n2,bad tag,x\nabc,,\n2,ok," + "x" * 256 + "\n")

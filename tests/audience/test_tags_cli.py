@@ -48,6 +48,20 @@ def test_bad_input_is_refused_in_one_line_and_changes_nothing(app, runner, args,
     assert all_tags() == set()
 
 
+def test_an_id_listed_twice_in_a_csv_is_counted_once_however_far_apart(app, runner, tmp_path):
+    create_users(range(1, 1201))
+    path = tmp_path / "ids.csv"
+    ids = [*range(1, 1201), 5, 9_999, 1_200, 9_999]  # 5 and 1,200 again after the first chunk; 9,999 no user
+    path.write_text("".join(f"{i}\n" for i in ids), encoding="utf-8")
+    out = ok(runner, "users", "tag", "add", "vip", "--csv", str(path))
+    assert out.strip() == ("tag 'vip': 1200 added, 0 already had it; 1 unknown id (no such user, nothing created; "
+                           "first: 9999)")
+    out = ok(runner, "users", "tag", "remove", "vip", "--csv", str(path))
+    assert out.startswith("tag 'vip': 1200 removed, 0 did not have it; 1 unknown id")
+    out = ok(runner, "users", "field", "set", "plan", "gold", "--csv", str(path))
+    assert out.startswith("field plan='gold': 1200 set, 0 already had it; 1 unknown id")
+
+
 def test_a_bad_line_late_in_a_csv_refuses_the_whole_file_before_any_write(app, runner, tmp_path):
     create_users(range(1, 1500))
     path = tmp_path / "ids.csv"

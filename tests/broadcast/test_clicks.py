@@ -214,3 +214,27 @@ def test_a_click_while_a_pump_holds_its_job_waits_for_it_instead_of_deadlocking(
     clicker.join(30)
     assert answers == [302], "the click must wait for the pump's transaction, not lose a deadlock to it"
     assert counts(job.id) == (1, 1)
+
+
+def test_a_head_request_is_answered_like_a_click_but_counts_nothing(public_url, simulator, client):
+    """Link previewers and prefetchers send HEAD: they learn the redirect, only a GET counts."""
+    job, tokens = sent_tracked(simulator, 2)
+    token = tokens[BASE_ID]
+    for _ in range(3):
+        answer = client.head(clicks.PATH + token)
+        assert answer.status_code == 302 and answer.headers["Location"] == TARGET
+        assert answer.headers["Cache-Control"] == "no-store"
+    assert counts(job.id) == (0, 0)
+    assert db.session.get(BroadcastJobItem, _item_of(job.id, BASE_ID)).clicked_at is None
+    forged = token[:-1] + ("B" if token.endswith("A") else "A")
+    assert client.head(clicks.PATH + forged).status_code == 404  # a forged token: as for a GET
+    assert click(client, token).status_code == 302
+    assert counts(job.id) == (1, 1)
+
+
+def _item_of(job_id: int, user_id: int) -> int:
+    from sqlalchemy import select
+    item = db.session.execute(select(BroadcastJobItem.id).where(BroadcastJobItem.job_id == job_id,
+                                                                BroadcastJobItem.user_id == user_id)).scalar_one()
+    db.session.rollback()
+    return item

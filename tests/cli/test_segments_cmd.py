@@ -202,3 +202,22 @@ def test_a_rule_names_tags_and_values_spelled_any_way_they_are_stored(runner, ap
         saved = run(runner, "segments", "save", name, option, value)
         assert saved.exit_code == 0, saved.output
         assert run(runner, "segments", "count", name).stdout.strip() == str(users), name
+
+
+def test_clicks_of_a_broadcast_whose_clicks_were_not_counted_are_refused_saying_why(runner, app):
+    """Made without PUBLIC_URL, its job view says "not counted": "did not click" would be everyone it reached."""
+    from sqlalchemy import update
+
+    from app.models import BroadcastJob
+
+    seed()
+    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == JOB).values(links_tracked=False,
+                                                                                 clicks_unique=0))
+    db.session.commit()
+    for option in ("--not-clicked", "--clicked"):
+        result = run(runner, "segments", "save", "missed", option, str(JOB))
+        assert result.exit_code == 2, result.output
+        [line] = result.stderr.strip().splitlines()
+        assert f"broadcast {JOB}'s clicks were not counted" in line and f"use --received {JOB}" in line
+    assert segment_rows() == []
+    assert run(runner, "segments", "save", "got_it", "--received", str(JOB)).exit_code == 0

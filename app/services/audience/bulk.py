@@ -35,7 +35,16 @@ class BulkResult:
 
 
 def chunks(user_ids: Iterable[int], size: int = CHUNK) -> Iterator[list[int]]:
-    """Yield the ids in lists of at most size, each id once per list (repeats across lists are harmless)."""
+    """Yield the ids in lists of at most size, each id once in all: a repeated id is counted once.
+
+    The ids seen are kept (a set of ints, as a segment's ids already are):
+    an id listed twice, however far apart, would otherwise count again as
+    "already had it" or as a second unknown id.
+    """
+    seen: set[int] = set()
     it = iter(user_ids)
-    while chunk := list(dict.fromkeys(islice(it, size))):
-        yield chunk
+    while batch := list(islice(it, size)):
+        chunk = [uid for uid in dict.fromkeys(batch) if uid not in seen]
+        seen.update(chunk)
+        if chunk:
+            yield chunk

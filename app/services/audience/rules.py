@@ -7,6 +7,7 @@ from app.models import names
 from app.models.broadcast import KIND_SEND
 from app.models.segment_rule import FieldTest, Rule
 from app.repository import segments as repo
+from app.services.broadcast.jobs.status import clicks_counted
 
 # "plan=gold", "plan!=free" (or ≠), "city in تهران,شیراز": name, operator, value(s).
 _FIELD_SPEC = re.compile(r"\s*([^\s=!≠]+)(\s*!=\s*|\s*≠\s*|\s*=\s*|\s+in\s+)(.*)\Z", re.S)
@@ -33,17 +34,30 @@ def parse_field(spec: str) -> FieldTest:
 
 
 def check_usable(rule: Rule) -> None:
-    """Refuse a rule with no condition, or one naming a broadcast that does not exist or is not a send."""
+    """Refuse a rule with no condition, or one naming a broadcast that does not exist or is not a send.
+
+    --clicked / --not-clicked of a broadcast whose clicks were not counted
+    (made without PUBLIC_URL: its job view says "not counted") is refused: no
+    one clicked as far as the database knows, so "did not click" would be
+    everyone who received it.
+    """
     if rule.audience.base == "all" and not rule.narrowed:
         raise RuleRefused("the rule has no condition: give at least one of --base members/non_members, --lang, "
                           "--active-days, --joined-days, --source, --tag-*, --field, --received, --clicked, "
                           "--not-clicked")
-    kinds = repo.job_kinds(rule.job_ids) if rule.job_ids else {}
+    jobs = repo.jobs_named(rule.job_ids) if rule.job_ids else {}
     for job_id in rule.job_ids:
-        if job_id not in kinds:
+        if job_id not in jobs:
             raise RuleRefused(f"no broadcast job {job_id} (see `flask --app wsgi broadcast list`)")
-        if kinds[job_id] != KIND_SEND:
-            raise RuleRefused(f"job {job_id} is an {kinds[job_id]} job, not a broadcast: name the broadcast itself")
+        if jobs[job_id].kind != KIND_SEND:
+            raise RuleRefused(f"job {job_id} is an {jobs[job_id].kind} job, not a broadcast: name the broadcast "
+                              f"itself")
+    for job_id in dict.fromkeys((*rule.clicked, *rule.not_clicked)):
+        if not clicks_counted(jobs[job_id]):
+            raise RuleRefused(f"broadcast {job_id}'s clicks were not counted (it was made without PUBLIC_URL, so its "
+                              f"links were not tracked): --clicked / --not-clicked {job_id} would mean nobody / "
+                              f"everyone who received it; use --received {job_id}, or set PUBLIC_URL for the next "
+                              f"broadcast")
 
 
 def warnings(rule: Rule) -> list[str]:

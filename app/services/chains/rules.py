@@ -4,15 +4,14 @@ Each refusal is a RuleError whose message is one line naming the input.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from datetime import timedelta
 
 from app.models import names
 from app.models.chain import INACTIVE, JOINED, MAX_STEPS, SOURCE, TAG, TRIGGERS
+from app.services import durations
 from app.services.broadcast.schedule.send_time import latin_digits
 
-UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-DELAY = re.compile(r"(\d{1,6})\s*([smhd]?)", re.ASCII)
 MAX_DELAY_SECONDS = 365 * 86400  # a year: a longer wait is a typo
 MAX_INACTIVE_DAYS = 3650
 NAME_MAX = 64
@@ -43,14 +42,13 @@ class StepSpec:
 
 def parse_delay(raw: str) -> int:
     """Return a delay's seconds: 0, 90 (seconds), 30m, 2h, 3d (Persian digits too)."""
-    value = latin_digits(str(raw)).strip().lower()
-    match = DELAY.fullmatch(value)
-    if not match:
-        raise RuleError(f"delay {raw!r}: give a number and a unit, like 0, 30m, 2h or 3d")
-    seconds = int(match.group(1)) * UNITS[match.group(2)]
-    if seconds > MAX_DELAY_SECONDS:
-        raise RuleError(f"delay {raw!r} is over a year")
-    return seconds
+    try:
+        return int(durations.parse(str(raw), units="smhd", bare="s", low=timedelta(0),
+                                   high=timedelta(seconds=MAX_DELAY_SECONDS)).total_seconds())
+    except durations.NotADuration:
+        raise RuleError(f"delay {raw!r}: give a number and a unit, like 0, 30m, 2h or 3d") from None
+    except durations.OutOfRange:
+        raise RuleError(f"delay {raw!r} is over a year") from None
 
 
 def parse_trigger(raw: str) -> Trigger:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from app.services.broadcast.ab.versions import LETTERS, MAX_VERSIONS, MIN_VERSIONS
-from app.services.broadcast.content import ab_content, keyboard, text_rules
+from app.services.broadcast.content import ab_content, keyboard, placeholders, text_rules
 
 ALBUM = ("an album cannot be a version: Telegram puts no button under an album, so its clicks could not be "
          "counted; send one photo or video with a caption")
@@ -49,6 +49,10 @@ def _one(letter: str, version: dict) -> tuple[str, dict]:
         if not isinstance(message_id, int) or message_id < 1:
             raise ValueError(f"version {letter}: a copied message needs its message id (a positive number)")
         spec[ab_content.COPY] = message_id
+        try:  # copied as it is: a placeholder in its caption would reach users as typed
+            placeholders.check(version.get("caption"), False, f"version {letter}'s caption")
+        except placeholders.PlaceholderRefused as exc:
+            raise ValueError(str(exc)) from None
         return version.get("caption") or "", spec
     try:
         return text_rules.check(version.get("text")), spec

@@ -9,13 +9,13 @@ recipient's version.
 """
 from __future__ import annotations
 
-import re
 from datetime import timedelta
+
+from app.services import durations
 
 LETTERS = "ABCDE"
 MIN_VERSIONS, MAX_VERSIONS = 2, len(LETTERS)
 MIN_WAIT, MAX_WAIT = timedelta(minutes=10), timedelta(days=7)
-_WAIT = re.compile(r"^\s*(\d{1,5})\s*([mhd])\s*$", re.IGNORECASE)
 # ab_state values: the test waits for its winner; cron found no clear leader and told the admins once
 # (an admin picks); the winner job was made (or nobody was left to send it to).
 TESTING, ASKED, SENT = "testing", "asked", "sent"
@@ -35,14 +35,12 @@ def check_share(share) -> int:
 
 def parse_wait(text: str) -> timedelta:
     """Return the wait before the winner goes from "2h", "90m" or "1d" (10 minutes to 7 days), or raise ValueError."""
-    match = _WAIT.match(text or "")
-    if not match:
-        raise ValueError(f"{text!r} is not a wait: write it as 2h, 90m or 1d")
-    n, unit = int(match.group(1)), match.group(2).lower()
-    wait = timedelta(minutes=n) if unit == "m" else timedelta(hours=n) if unit == "h" else timedelta(days=n)
-    if not MIN_WAIT <= wait <= MAX_WAIT:
-        raise ValueError(f"{text!r}: a wait of 10m to 7d")
-    return wait
+    try:
+        return durations.parse(text, units="mhd", bare=None, low=MIN_WAIT, high=MAX_WAIT)
+    except durations.NotADuration:
+        raise ValueError(f"{text!r} is not a wait: write it as 2h, 90m or 1d") from None
+    except durations.OutOfRange:
+        raise ValueError(f"{text!r}: a wait of 10m to 7d") from None
 
 
 def sample_size(audience: int, share: int) -> int:

@@ -11,7 +11,7 @@ copy alone fails the same way.
 """
 from __future__ import annotations
 
-from app.services.broadcast.content import field_text, greeting
+from app.services.broadcast.content import field_text, greeting, placeholders
 from app.services.broadcast.content.telegram_html import HtmlError, parse_html, utf16_len
 from app.texts import TEXTS
 
@@ -58,7 +58,7 @@ def html_problem(html: str) -> str | None:
 def check(html: str | None, limit: int = TEXT_LIMIT, what: str = "text") -> str:
     """Return the HTML text stripped, or raise TextRefused: empty, HTML Telegram cannot parse, or over limit."""
     html = (html or "").strip()
-    problem = html_problem(html) or field_text.problem(html)
+    problem = html_problem(html) or placeholders.problem(html)
     if problem:
         raise TextRefused(f"broken HTML (Telegram: can't parse entities): {problem}", BAD_HTML, problem=problem)
     # The name goes into the HTML before Telegram parses it, so measure the text rendered the same way.

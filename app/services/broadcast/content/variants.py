@@ -13,7 +13,7 @@ import json
 import re
 
 from app.models.broadcast import CONTENT_ALBUM, CONTENT_COPY, CONTENT_TEXT
-from app.services.broadcast.content import greeting, text_rules
+from app.services.broadcast.content import placeholders, text_rules
 
 # Telegram's language_code is an IETF tag whose first part names the language ("en", "en-US", "pt-br").
 LANG_CODE = re.compile(r"[a-z]{2}", re.ASCII)
@@ -63,8 +63,8 @@ def check(pairs, content_type: str, default_text: str | None = None) -> dict[str
 
     pairs: (code, text) pairs or a dict. Refused: a bad or repeated code, more
     than MAX_VARIANTS, an album, a text Telegram would refuse (HTML, length as
-    text_rules counts it), a text equal to the default's, a name greeting in a
-    copy's caption (a copy cannot differ per recipient).
+    text_rules counts it), a text equal to the default's, a placeholder in a
+    copy's caption (a copy cannot differ per recipient: placeholders.check).
     """
     pairs = list(pairs.items() if isinstance(pairs, dict) else pairs)
     if not pairs:
@@ -89,10 +89,10 @@ def check(pairs, content_type: str, default_text: str | None = None) -> dict[str
         except text_rules.TextRefused as exc:
             raise VariantRefused(f"the {code} variant: {exc}", "var_text_refused", code=code,
                                  reason=str(exc)) from None
-        if content_type == CONTENT_COPY and greeting.has_greeting(html):
-            raise VariantRefused(f"the {code} variant: a copied message's caption cannot greet each recipient by "
-                                 f"name ({greeting.PLACEHOLDER}); only a text broadcast can",
-                                 "var_copy_greeting", code=code)
+        try:
+            placeholders.check(html, content_type == CONTENT_TEXT, f"the {code} variant")
+        except placeholders.PlaceholderRefused as exc:
+            raise VariantRefused(str(exc), "var_copy_greeting", code=code) from None
         if default_text is not None and html == default_text.strip():
             raise VariantRefused(f"the {code} variant is the same as the default text; leave it out (everyone "
                                  f"without a variant gets the default)", "var_same", code=code)

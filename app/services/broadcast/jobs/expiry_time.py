@@ -1,32 +1,32 @@
 """Auto-expiry's T: its limits, how it is written and read, and the job columns it gives (pure)."""
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
+
+from app.services import durations
 
 # The longest T: Telegram deletes a bot's message in a private chat for 48 hours; an hour is left for the pass.
 MAX_AFTER = timedelta(hours=47)
 MIN_AFTER = timedelta(minutes=1)
-_DURATION = re.compile(r"^\s*(\d+)\s*([hm]?)\s*$", re.IGNORECASE)
+TOO_LONG, TOO_SHORT = "at most 47h: Telegram lets a bot delete its messages for 48 hours only", "at least 1m"
 
 
 def parse_after(text: str) -> timedelta:
-    """Return T from "6h", "90m" or "6" (hours); ValueError naming the limit otherwise."""
-    match = _DURATION.match(text or "")
-    if not match:
-        raise ValueError(f"{text!r} is not a duration: write it as 6h or 90m")
-    n, unit = int(match.group(1)), match.group(2).lower()
-    after = timedelta(minutes=n) if unit == "m" else timedelta(hours=n)
-    check_after(after)
-    return after
+    """Return T from "6h", "90m" or "6" (hours); ValueError naming the limit otherwise (durations.parse)."""
+    try:
+        return durations.parse(text, units="mh", bare="h", low=MIN_AFTER, high=MAX_AFTER)
+    except durations.NotADuration:
+        raise ValueError(f"{text!r} is not a duration: write it as 6h or 90m") from None
+    except durations.OutOfRange as exc:
+        raise ValueError(TOO_LONG if exc.too_long else TOO_SHORT) from None
 
 
 def check_after(after: timedelta) -> None:
     """Raise ValueError unless MIN_AFTER <= T <= MAX_AFTER (Telegram's 48 hours, less an hour for the pass)."""
     if after > MAX_AFTER:
-        raise ValueError("at most 47h: Telegram lets a bot delete its messages for 48 hours only")
+        raise ValueError(TOO_LONG)
     if after < MIN_AFTER:
-        raise ValueError("at least 1m")
+        raise ValueError(TOO_SHORT)
 
 
 def format_after(after: timedelta | int) -> str:

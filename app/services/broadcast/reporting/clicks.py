@@ -132,11 +132,12 @@ def _own_positions(job: BroadcastJob) -> dict[str, list[int]]:
     return {letter: keyboard.url_positions(kb) for letter, kb in ab_content.own_keyboards(job)}
 
 
-def follow(token: str) -> str | None:
-    """Record a click on token's button and return its URL; None for any token not ours.
+def follow(token: str, count: bool = True) -> str | None:
+    """Record a click on token's button (count) and return its URL; None for any token not ours.
 
     One SELECT (item, job, URLs) and, for a valid token, the guarded UPDATEs;
-    the caller commits.
+    the caller commits. Only a GET is a click: a HEAD (link previewers,
+    prefetchers, checkers) learns the URL with count False and counts nothing.
     """
     parsed = parse(token)
     target = repo.click_target(parsed[0]) if parsed is not None else None
@@ -148,7 +149,8 @@ def follow(token: str) -> str | None:
     url = _url_at(ab_content.keyboard_for(job, variant), position) if position else job.button_url
     if not url or not hmac.compare_digest(expected, token[-16:]):
         return None
-    repo.record_click(job_id, item_id, utcnow(), position, ab_content.counter_variant(job, variant))
+    if count:
+        repo.record_click(job_id, item_id, utcnow(), position, ab_content.counter_variant(job, variant))
     return url
 
 
