@@ -38,7 +38,8 @@ def count_unsubscribe(job_id: int, user_id: int, now: datetime) -> bool:
     UPDATE of unsubscribed_at matches once per (job, user) ever, so a second
     press after a /subscribe, or two at once from two processes (the second
     waits for the job's row, then matches nothing), adds nothing. A presser
-    without a copy of this job (a recipient of its retry only) is not counted.
+    without a copy of this job (a recipient of another job of its retry
+    family only) has no item here and is not counted.
     """
     db.session.execute(select(J.id).where(J.id == job_id).with_for_update())
     claimed = db.session.execute(

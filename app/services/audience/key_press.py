@@ -2,13 +2,14 @@
 
 Callback data is `b.key:<job id>.<position>.<mac>`, signed over the job id
 and the button's position (app.services.button_mac), so a press naming
-another job or button is refused before any read. A press with a valid mac still changes something only when
-the job's keyboard has a tap or menu button there and the presser was sent
-the job. A tap button tags the presser (as the single tap button does) and
-answers with a short toast; a menu button answers with the admin's text as an
-alert: answerCallbackQuery takes no slot of the broadcast's budget and no
-chat pace, and cannot add a message to the chat, so a thousand presses cost
-no send and a repeated press only shows the text again.
+another job or button is refused before any read. A press with a valid mac
+still changes something only when the job's keyboard has a tap or menu
+button there and the presser was sent the job. A tap button tags the
+presser (as the single tap button does) and answers with a short toast; a
+menu button answers with the admin's text as an alert: answerCallbackQuery
+takes no slot of the broadcast's budget and no chat pace, and cannot add a
+message to the chat, so a thousand presses cost no send and a repeated
+press only shows the text again.
 """
 from __future__ import annotations
 
