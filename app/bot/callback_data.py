@@ -16,9 +16,11 @@ from typing import NamedTuple
 
 from app.models.audience import valid_source
 from app.models.broadcast import AUDIENCES
+from app.services import button_mac
 from app.services.audience import key_press, tap
 from app.services.broadcast.content.methods import OPTOUT_DATA, OPTOUT_JOB_PREFIX
 from app.services.broadcast.content.variants import LANG_CODE
+from app.services.broadcast.reporting import unsubscribes
 from app.services.broadcast.schedule.send_time import PRESETS
 from app.settings_schema import DEFS
 
@@ -95,7 +97,9 @@ DECLARED: tuple[Declaration, ...] = (
     (tap.PREFIX, "tap", "signed", False),  # a broadcast's tag-on-tap button: anyone who got it may press it
     (key_press.PREFIX, "key_press", "keyed", False),  # a keyboard's tap or menu button, under copies alike
     ("w.kp", "key_preview", None, False),  # the same button under the admin's preview: says what it will do
-    # Under copies sent to users (and under /stop's answer): anyone may press them.
+    # Under copies sent to users (and under /stop's answer): anyone may press them. The unsubscribe button is
+    # signed (a recipient's press counts once on its job); the two older forms under old copies only opt out.
+    (unsubscribes.PREFIX, "unsubscribe", "signed", False),
     (OPTOUT_DATA, "optout", None, False), (OPTOUT_JOB_PREFIX, "optout_job", "id", False),
     ("u.sub", "optin", None, False),
 )
@@ -141,8 +145,8 @@ _ARGS = {
     "option": lambda raw: raw if raw in TOGGLES else None,
     "preset": lambda raw: raw if raw in PRESETS else None,
     "source": lambda raw: raw if valid_source(raw) else None,
-    # A tap button's "<job id>.<mac>" (app.services.audience.tap).
-    "signed": tap.parse_signed,
+    # A tap or unsubscribe button's "<job id>.<mac>" (app.services.button_mac).
+    "signed": button_mac.parse_signed,
     # A keyboard button's "<job id>.<position>.<mac>" (app.services.audience.key_press).
     "keyed": key_press.parse_signed,
     # A language version to add (a two-letter code) or "more" (ask for the code).

@@ -78,7 +78,7 @@ BUTTON_MODULES = (ab_screen, admin_settings, broadcast_controls, broadcast_wizar
                   segment_step, subscription, tap_button, unsend_edit, variant_step)
 BUTTONS = handled()
 # Buttons anyone may press: the opt-out under a copy and its "subscribe again", a broadcast's tap and keyboard buttons.
-PUBLIC_CALLBACKS = frozenset({"optout", "optout_job", "optin", "tap", "key_press"})
+PUBLIC_CALLBACKS = frozenset({"unsubscribe", "optout", "optout_job", "optin", "tap", "key_press"})
 # Wizard buttons carry their draft's (or preview's) token: handler(ctx, token, arg).
 DRAFT_CALLBACKS: dict[str, Callable[[BotContext, str, object], None]] = {
     spec.action: spec.handler for spec in BUTTONS.values() if spec.bound}

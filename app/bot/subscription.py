@@ -1,6 +1,8 @@
 """/stop and /subscribe (and their buttons): a user leaves or rejoins the broadcasts, staying a user."""
 from __future__ import annotations
 
+import logging
+
 from app.bot import keyboards
 from app.bot.buttons import button
 from app.bot.context import BotContext
@@ -8,6 +10,8 @@ from app.bot.profile import profile_of
 from app.services import users
 from app.services.broadcast.content.methods import OPTOUT_DATA, OPTOUT_JOB_PREFIX
 from app.services.broadcast.reporting import unsubscribes
+
+log = logging.getLogger(__name__)
 
 
 def on_stop(ctx: BotContext) -> None:
@@ -27,9 +31,26 @@ def on_stop_button(ctx: BotContext, _arg: object) -> None:
     _set(ctx, opted_out=True)
 
 
+@button(unsubscribes.PREFIX)
+def on_unsubscribe_button(ctx: BotContext, signed: tuple[int, str]) -> None:
+    """The signed button under a broadcast's copy: the same as /stop, counted once per (job, user) when it changed them.
+
+    A mac that is not the job's, a job without the button or a presser who
+    received no job of its family changes nothing: the user is told to send /stop.
+    """
+    job_id, mac = signed
+    if not unsubscribes.accepts(job_id, mac, ctx.user_id):
+        log.info("unsubscribe press refused: job %s, user %s", job_id, ctx.user_id)
+        ctx.answer("unsub_unknown_button", alert=True)
+        return
+    ctx.answer()
+    if _set(ctx, opted_out=True):
+        unsubscribes.count(job_id, ctx.user_id)
+
+
 @button(OPTOUT_JOB_PREFIX)
 def on_stop_job_button(ctx: BotContext, job_id: int) -> None:
-    """The button under a broadcast's copy: the same as /stop, counted once on that broadcast when it opted them out.
+    """The unsigned button under copies sent before it was signed: the same as /stop, never counted.
 
     A job id no broadcast with the button has (forged data) changes nothing: the user is told to send /stop.
     """
@@ -37,8 +58,7 @@ def on_stop_job_button(ctx: BotContext, job_id: int) -> None:
         ctx.answer("unsub_unknown_button", alert=True)
         return
     ctx.answer()
-    if _set(ctx, opted_out=True):
-        unsubscribes.count(job_id)
+    _set(ctx, opted_out=True)
 
 
 @button("u.sub")

@@ -293,6 +293,8 @@ class BroadcastJobItem(db.Model):
     message_ids: Mapped[str | None] = mapped_column(Text)
     # The recipient's first click on the tracked button (later clicks only count on the job).
     clicked_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # When this job's unsubscribe button opted the recipient out and was counted (once per (job, user) ever).
+    unsubscribed_at: Mapped[datetime | None] = mapped_column(DateTime)
     # The language variant this recipient gets (set at population from their language code); NULL: the default.
     # An A/B test's items hold their version's letter (A..E), set once at population and copied by a retry.
     variant: Mapped[str | None] = mapped_column(String(8))

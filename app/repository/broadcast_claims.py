@@ -174,7 +174,10 @@ def expire_orphans(job_id: int, redo: bool = False, now: datetime | None = None)
 
 
 def block_users(user_ids: Iterable[int], now: datetime) -> None:
-    """Mark users who blocked the bot so no future audience includes them."""
+    """Mark users who blocked the bot so no future audience includes them.
+
+    The pump runs it before its lease fence: a user's row before a job's, the one lock order (presses.py).
+    """
     ids = list(user_ids)
     if ids:
         stmt = by_primary_key(update(User).where(User.id.in_(ids), User.is_blocked.is_(False))

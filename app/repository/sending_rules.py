@@ -1,4 +1,4 @@
-"""Job and item rows the sending rules move: quiet-hours pauses and resumes, frequency-cap skips, unsubscribes.
+"""Job and item rows the sending rules move: quiet-hours pauses and resumes, frequency-cap skips.
 
 Each write is one guarded UPDATE (see broadcast_jobs.py for why two callers
 cannot both match); counters move by the rows an UPDATE really changed.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, func, or_, select, update
+from sqlalchemy import bindparam, func, or_, select, update
 
 from app.extensions import db
 from app.models.base import fit
@@ -107,9 +107,3 @@ def oldest_queued_id(urgent_only: bool) -> int | None:
     if urgent_only:
         where.append(or_(J.urgent.is_(True), J.kind != KIND_SEND))
     return db.session.execute(select(J.id).where(*where).order_by(J.id).limit(1)).scalar()
-
-
-def count_unsubscribe(job_id: int) -> bool:
-    """Count one user its button opted out (the caller calls it only when the tap changed the user)."""
-    return _update_job(and_(J.id == job_id, J.optout_button.is_(True)),
-                       unsubscribed_count=J.unsubscribed_count + 1) == 1

@@ -45,6 +45,7 @@ WIRE = {
     "a.pns": ("pin_silent", None, True), "a.pnn": ("pin_notify", None, True), "a.upy": ("unpin_yes", None, True),
     "a.exh": ("expire_hours", "id", True), "a.exo": ("expire_off", None, True),
     # Under copies sent to users (and under /stop's answer): anyone may press them.
+    "u.off": ("unsubscribe", "signed", False),  # signed; the two older forms below only opt out (subscription.py)
     "u.stop": ("optout", None, False), "u.out": ("optout_job", "id", False), "u.sub": ("optin", None, False),
     "b.tap": ("tap", "signed", False),  # a broadcast's tag-on-tap button (app/bot/tap_button.py)
     "b.key": ("key_press", "keyed", False), "w.kp": ("key_preview", None, False),  # keyboards (tap_button.py)

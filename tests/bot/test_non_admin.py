@@ -127,7 +127,7 @@ def test_every_declared_admin_button_is_refused_to_a_non_admin(client, simulator
     assert [(a["text"], a["show_alert"]) for a in answers] == [(t("not_admin"), True)] * len(pressed), pressed
     public = [prefix for prefix, (action, _, _) in SPEC.items() if action in router.PUBLIC_CALLBACKS]
     # A new public button is a decision, not a slip.
-    assert sorted(public) == ["b.key", "b.tap", "u.out", "u.stop", "u.sub"]
+    assert sorted(public) == ["b.key", "b.tap", "u.off", "u.out", "u.stop", "u.sub"]
     assert len(pressed) == len(SPEC) - len(public)
     assert snapshot() == before
     assert audit.entries() == []

@@ -3,6 +3,7 @@ import pytest
 
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services.broadcast.content.methods import action_params, message_params
+from app.services.broadcast.reporting import unsubscribes
 from app.services.settings import set_setting
 from app.simulator.updates import my_chat_member_update
 from app.texts import t
@@ -103,7 +104,8 @@ def test_the_optout_button_under_each_copy_unsubscribes_the_pressing_user(client
     assert job.optout_button and job.sent_count == 3
     copy = simulator.deliveries("copyMessage", LEAVES)[-1]
     assert copy["text"] == "با دکمه"
-    data = f"u.out:{job.id}"  # the broadcast's id: its unsubscribes are counted on it
+    data = unsubscribes.callback_data(job.id)  # the broadcast's id, signed: its unsubscribes are counted on it
+    assert data.startswith(f"u.off:{job.id}.")
     assert copy["reply_markup"] == {"inline_keyboard": [[{"text": OPTOUT_LABEL, "callback_data": data}]]}
 
     # A non-admin presses it: no "admins only", the same as /stop.
@@ -115,12 +117,13 @@ def test_the_optout_button_under_each_copy_unsubscribes_the_pressing_user(client
     assert broadcast(client, simulator, "بعدی").total_count == 2
 
 
-def test_a_copy_keeps_its_url_button_above_the_optout_row_and_albums_carry_none():
+def test_a_copy_keeps_its_url_button_above_the_optout_row_and_albums_carry_none(app):
     job = BroadcastJob(id=42, content_type="text", text="x", button_text="ورود", button_url="https://example.org",
                        optout_button=True, silent=False, protect=False)
     _method, params = message_params(job, paid=False)
     assert params["reply_markup"]["inline_keyboard"] == [
-        [{"text": "ورود", "url": "https://example.org"}], [{"text": OPTOUT_LABEL, "callback_data": "u.out:42"}]]
+        [{"text": "ورود", "url": "https://example.org"}],
+        [{"text": OPTOUT_LABEL, "callback_data": unsubscribes.callback_data(42)}]]
     album = BroadcastJob(content_type=CONTENT_ALBUM, from_chat_id=1, source_message_ids="[5, 6]",
                          optout_button=True, silent=False, protect=False)
     method, params = message_params(album, paid=False)
@@ -129,4 +132,4 @@ def test_a_copy_keeps_its_url_button_above_the_optout_row_and_albums_carry_none(
     edit = BroadcastJob(id=43, kind="edit", source_job_id=42, content_type="text", text="y", button_text="ورود",
                         button_url="https://example.org", optout_button=True)
     assert action_params(edit)[1]["reply_markup"]["inline_keyboard"][-1] == [  # still counted on the broadcast
-        {"text": OPTOUT_LABEL, "callback_data": "u.out:42"}]
+        {"text": OPTOUT_LABEL, "callback_data": unsubscribes.callback_data(42)}]

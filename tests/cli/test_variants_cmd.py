@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from app.services.broadcast.reporting import unsubscribes
 from app.services.settings import set_setting
 from tests.broadcast.helpers import reload
 from tests.factories import create_user
@@ -62,7 +63,8 @@ def test_each_recipient_gets_the_variant_of_their_language_else_the_default(trac
         # Every variant keeps the options and a tracked link button of its own recipient.
         assert delivery["disable_notification"] and delivery["protect_content"]
         [[button], [optout]] = delivery["reply_markup"]["inline_keyboard"]
-        assert button["url"].startswith("https://bot.example.com/r/") and optout["callback_data"] == f"u.out:{job_id}"
+        assert button["url"].startswith("https://bot.example.com/r/")
+        assert optout["callback_data"] == unsubscribes.callback_data(job_id)
     status = json.loads(runner.invoke(args=["broadcast", "status", str(job_id)]).stdout)
     assert status["variants"]["default"]["total"] == 2 and status["variants"]["default"]["sent"] == 2
     assert status["variants"]["en"]["sent"] == 2 and status["variants"]["de"]["sent"] == 1

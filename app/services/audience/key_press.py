@@ -1,29 +1,26 @@
 """A press on a keyboard's tap or menu button under a copy: checked, counted per button, answered inside the bot.
 
-Callback data is `b.key:<job id>.<position>.<mac>`: the mac is 48 bits of
-HMAC-SHA256 over the job id and the button's position, keyed by a key
-derived from PUMP_TOKEN, so a press naming another job or button is refused
-before any read. A press with a valid mac still changes something only when
-the job's keyboard has a tap or menu button there and the presser was sent
-the job. A tap button tags the presser (as the single tap button does) and
-answers with a short toast; a menu button answers with the admin's text as an
-alert: answerCallbackQuery takes no slot of the broadcast's budget and no
-chat pace, and cannot add a message to the chat, so a thousand presses cost
-no send and a repeated press only shows the text again.
+Callback data is `b.key:<job id>.<position>.<mac>`, signed over the job id
+and the button's position (app.services.button_mac), so a press naming
+another job or button is refused before any read. A press with a valid mac
+still changes something only when the job's keyboard has a tap or menu
+button there and the presser was sent the job. A tap button tags the
+presser (as the single tap button does) and answers with a short toast; a
+menu button answers with the admin's text as an alert: answerCallbackQuery
+takes no slot of the broadcast's budget and no chat pace, and cannot add a
+message to the chat, so a thousand presses cost no send and a repeated
+press only shows the text again.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import re
 
-from flask import current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
 from app.models.broadcast import BroadcastJob, BroadcastJobItem
 from app.repository import buttons as buttons_repo
+from app.services import button_mac
 from app.services.audience import tags
 from app.services.broadcast.content import ab_content, keyboard
 
@@ -32,16 +29,9 @@ KEY_LABEL = b"key-v1"
 SIGNED = re.compile(r"([1-9][0-9]{0,18})\.([1-9][0-9]{0,2})\.([A-Za-z0-9_-]{8})", re.ASCII)
 
 
-def _mac(job_id: int, position: int) -> str:
-    """Return the button's mac (8 URL-safe characters)."""
-    key = hmac.new(current_app.config["PUMP_TOKEN"].encode(), KEY_LABEL, hashlib.sha256).digest()
-    digest = hmac.new(key, b"%d.%d" % (job_id, position), hashlib.sha256).digest()[:6]
-    return base64.urlsafe_b64encode(digest).decode()
-
-
 def callback_data(job_id: int, position: int) -> str:
     """Return a keyboard button's callback data (at most 38 bytes: under Telegram's 64)."""
-    return f"{PREFIX}:{job_id}.{position}.{_mac(job_id, position)}"
+    return f"{PREFIX}:{job_id}.{position}.{button_mac.sign(KEY_LABEL, b'%d.%d' % (job_id, position))}"
 
 
 def parse_signed(raw: str) -> tuple[int, int, str] | None:
@@ -55,10 +45,10 @@ def press(job_id: int, position: int, mac: str, user_id: int) -> tuple[str | Non
 
     Refused (None, None): a mac that is not this button's, a job or position
     without a tap or menu button, or a presser who was not sent the job.
-    Lock order as the single tap button's: the tag, then the job row, then
-    the button's row (record_click's order too: job before button).
+    Lock order as the single tap button's (app/repository/presses.py): the
+    tag, then the job row, then the button's row.
     """
-    if not hmac.compare_digest(mac, _mac(job_id, position)):
+    if not button_mac.matches(KEY_LABEL, b"%d.%d" % (job_id, position), mac):
         return None, None
     job = db.session.execute(select(BroadcastJob.keyboard, BroadcastJob.ab_content)
                              .where(BroadcastJob.id == job_id)).first()

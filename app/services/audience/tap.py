@@ -8,43 +8,23 @@ the job carries a tap button and the presser is one of its recipients.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import re
-
-from flask import current_app
 from sqlalchemy import select, update
 
 from app.extensions import db
 from app.models import names
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob, BroadcastJobItem
+from app.services import button_mac
 from app.services.audience import tags
 
 PREFIX = "b.tap"
 KEY_LABEL = b"tap-v1"
-MAC_CHARS = 8  # base64url of 6 bytes
 ANSWER_MAX = 200  # Telegram's limit on answerCallbackQuery's text
 TEXT_MAX = 64  # the tap_text column
-SIGNED = re.compile(r"([1-9][0-9]{0,18})\.([A-Za-z0-9_-]{8})", re.ASCII)
-
-
-def _mac(job_id: int) -> str:
-    """Return the job's button mac (8 URL-safe characters)."""
-    key = hmac.new(current_app.config["PUMP_TOKEN"].encode(), KEY_LABEL, hashlib.sha256).digest()
-    digest = hmac.new(key, str(job_id).encode(), hashlib.sha256).digest()[:6]
-    return base64.urlsafe_b64encode(digest).decode()
 
 
 def callback_data(job_id: int) -> str:
     """Return the button's callback data (at most 33 bytes: far under Telegram's 64)."""
-    return f"{PREFIX}:{job_id}.{_mac(job_id)}"
-
-
-def parse_signed(raw: str) -> tuple[int, str] | None:
-    """Return (job id, mac) of "<id>.<mac>", or None (the parser's argument kind "signed")."""
-    match = SIGNED.fullmatch(raw)
-    return (int(match.group(1)), match.group(2)) if match else None
+    return f"{PREFIX}:{job_id}.{button_mac.sign(KEY_LABEL, str(job_id).encode())}"
 
 
 def check_tap(tap: dict | None, content_type: str) -> dict:
@@ -71,15 +51,14 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
     Refused (False, None): a mac that is not the job's, a job without a tap
     button, or a presser who was not sent the job.
 
-    Lock order: the tag first, then the job row (its counters). The tag's
-    INSERT checks its foreign key with a shared lock on the presser's users
-    row, so this is the unsubscribe button's order (users row, its tags, then
-    the job's count): a job-first tap deadlocks with it when one user presses
-    both under a copy (tests/audience/test_tap_lock_order.py). The reads above
-    lock nothing; items are never locked here, so record_click's rule (job
-    row before items, as the pump) has nothing to order against.
+    Lock order (app/repository/presses.py): the tag first, then the job row
+    (its counters). The tag's INSERT checks its foreign key with a shared lock
+    on the presser's users row, so a user's row comes before the job's, as in
+    the unsubscribe button and the pump marking users blocked
+    (tests/audience/test_tap_lock_order.py, tests/reliability/test_press_lock_order.py).
+    The reads above lock nothing.
     """
-    if not hmac.compare_digest(mac, _mac(job_id)):
+    if not button_mac.matches(KEY_LABEL, str(job_id).encode(), mac):
         return False, None
     job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer)
                              .where(BroadcastJob.id == job_id)).first()

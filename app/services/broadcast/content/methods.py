@@ -14,10 +14,12 @@ from app.models.broadcast import (
 from app.services.audience import key_press, tap
 from app.services.broadcast.content import ab_content, keyboard, variants
 from app.services.broadcast.jobs.content_columns import album_ids
+from app.services.broadcast.reporting import unsubscribes
 from app.texts import LANGS, t
 
-# The callback data of the opt-out button under a copy (app.bot.subscription declares both handlers): copies
-# sent before buttons were counted per job carry the fixed one, later ones the job's id ("u.out:42", ≤ 26 bytes).
+# The opt-out button's callback data under copies sent before it was signed (app.bot.subscription handles them):
+# the fixed "u.stop", then the job's bare id ("u.out:42"). Both still opt the presser out, never counted; copies
+# now carry reporting/unsubscribes.callback_data.
 OPTOUT_DATA = "u.stop"
 OPTOUT_JOB_PREFIX = "u.out"
 # An album's keyboard message, sent to the same chat right after its parts (pump/deliver): not a Bot API parameter.
@@ -59,13 +61,13 @@ def with_optout(markup: dict | None, job: BroadcastJob) -> dict | None:
     """Return markup with the opt-out button as its last row when the job carries one.
 
     One set of parameters serves every recipient, so the label carries both languages. The button
-    names the broadcast it counts for: an edit's copies keep their broadcast's id.
+    names the broadcast it counts for, signed: an edit's copies keep their broadcast's id.
     """
     if not job.optout_button:
         return markup
     label = " · ".join(t("btn_optout", lang) for lang in LANGS)
     rows = (markup or {}).get("inline_keyboard", [])
-    data = f"{OPTOUT_JOB_PREFIX}:{job.source_job_id or job.id}"
+    data = unsubscribes.callback_data(job.source_job_id or job.id)
     return {"inline_keyboard": [*rows, [{"text": label, "callback_data": data}]]}
 
 

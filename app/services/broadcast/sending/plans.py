@@ -81,8 +81,17 @@ def expected_counts(plans: list[Plan]) -> dict[ItemStatus, int]:
     return {status: n for status, n in counts.items() if n}
 
 
+def block_users(plans: list[Plan], now) -> None:
+    """Mark the users the plans found blocked: first in the step's transaction, before the fence takes the job's row.
+
+    The lock order (app/repository/presses.py): a user's row before a job's,
+    as a press of that user under a copy of this job takes them.
+    """
+    items.block_users([user_id for plan in plans for user_id in plan.blocked], now)
+
+
 def write_items(plan: Plan, now, *, action: bool) -> dict[ItemStatus, int]:
-    """Write one plan's items and blocked users; return how its rows really changed each counter (a replay: none)."""
+    """Write one plan's items; return how its rows really changed each counter (a replay: none)."""
     counts: dict[ItemStatus, int] = defaultdict(int)
     if action:  # the item keeps the id of the copy it acted on
         counts[SENT] += items.set_done([item_id for item_id, _ in plan.sent], now)
@@ -94,7 +103,6 @@ def write_items(plan: Plan, now, *, action: bool) -> dict[ItemStatus, int]:
     reopened = items.reopen_failed(plan.reopen)
     if reopened:
         counts[ITEM_FAILED] -= reopened
-    items.block_users(plan.blocked, now)
     return counts
 
 

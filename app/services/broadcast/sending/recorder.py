@@ -1,11 +1,11 @@
 """The pump's database side: claim and mark a block, record outcomes, apply the breaker, completion.
 
-Each step() is one short transaction that starts with the lease fence (which
-moves the job's counters too), so a pump that lost its lease writes nothing;
-it marks 'sending' one block of items once the previous block is handed
-over, so at most a block and the window are in flight (the crash bound on
-'unknown', slots.claimed_at_most). The claim cursor is claims.py's, the
-plans' writes plans.py's, the progress edits progress_ticks.py's.
+Each step() is one short transaction: the users found blocked (a user's row before the job's:
+repository/presses.py), then the lease fence (which moves the job's counters too), so a pump that
+lost its lease writes nothing; it marks 'sending' one block of items once the previous block is
+handed over, so at most a block and the window are in flight (the crash bound on 'unknown',
+slots.claimed_at_most). The claim cursor is claims.py's, the plans' writes plans.py's, the
+progress edits progress_ticks.py's.
 
 Outcomes are judged once, in memory (a Plan), then written. When the
 database fails, the plans are kept and written by the next step, so an
@@ -137,6 +137,7 @@ class Recorder:
     def _transaction(self, want: int, stop: Stop | None) -> StepResult | tuple[list[Claim], Stop | None, bool]:
         """One step's transaction: fence, write, claim; (claims, stop, halt), or a StepResult if the lease is lost."""
         self.paused_here, self._halted = False, False
+        plans.block_users(self.plans, self.lease.now())  # users before the job's row (repository/presses.py)
         expected = plans.expected_counts(self.plans)
         fenced = self._fence(want > 0, expected)
         if fenced == Stop.LEASE_LOST:
