@@ -7,8 +7,7 @@ from sqlalchemy import insert, select, text
 
 from app import create_app
 from app.extensions import db
-from app.models import BroadcastJob, User
-from app.models import names
+from app.models import BroadcastJob, User, names
 from app.models.chain import Chain
 from app.models.segment import Segment
 from app.models.user_data import ImportRow, SourceTag, UserTag
