@@ -88,6 +88,19 @@ def tag(raw: object) -> str:
     return _word("tag", raw, TAG_MAX)
 
 
+def stored_tag(raw: str) -> str:
+    """Return a tag read back from a stored rule in normal form; one the rule now refuses, as stored.
+
+    Reading stored data must not fail: migration 0035 gave every user's tag
+    the rule, so no user carries a refused one, and a rule naming it matches
+    no one (tag-any, tag-all) or everyone (tag-none), as it did.
+    """
+    try:
+        return tag(raw)
+    except BadName:
+        return raw
+
+
 def segment_name(raw: object) -> str:
     """Return the segment raw names (normalised as a tag is), or raise BadName saying why in one line."""
     return _word("segment name", raw, SEGMENT_NAME_MAX)

@@ -48,11 +48,14 @@ class Rule:
     received: tuple[int, ...] = ()      # got broadcast N (or a retry of it)
     clicked: tuple[int, ...] = ()       # clicked its button
     not_clicked: tuple[int, ...] = ()   # got it and did not click
+    # Read back from storage (from_json): a tag the rule now refuses is kept as stored, never raised on.
+    stored: bool = field(default=False, compare=False, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
+        # names.tag, as for users' tags: a rule read back from an older save is normalised here too.
+        normal = names.stored_tag if self.stored else names.tag
         for name in ("tags_any", "tags_all", "tags_none"):
-            # names.tag, as for users' tags: a rule read back from an older save is normalised here too.
-            tags = tuple(sorted({names.tag(t) for t in getattr(self, name)}))
+            tags = tuple(sorted({normal(t) for t in getattr(self, name)}))
             if len(tags) > MAX_TERMS:
                 raise ValueError(f"at most {MAX_TERMS} tags in one condition")
             object.__setattr__(self, name, tags)
@@ -95,19 +98,33 @@ class Rule:
         tests = tuple(FieldTest(n, o, tuple(v)) for n, o, v in data.get("fields", ()))
         return cls(audience, tuple(data.get("tags_any", ())), tuple(data.get("tags_all", ())),
                    tuple(data.get("tags_none", ())), tests,
-                   tuple(data.get("received", ())), tuple(data.get("clicked", ())), tuple(data.get("not_clicked", ())))
+                   tuple(data.get("received", ())), tuple(data.get("clicked", ())), tuple(data.get("not_clicked", ())),
+                   stored=True)
 
     def __str__(self) -> str:
         """Return a one-line summary, e.g. "all lang=fa tag-any=vip plan=gold received=12"."""
         parts = [str(self.audience)]
         for name in ("tags_any", "tags_all", "tags_none"):
             if getattr(self, name):
-                parts.append(f"tag-{name[5:]}=" + ",".join(getattr(self, name)))
+                parts.append(f"tag-{name[5:]}=" + ",".join(map(_shown, getattr(self, name))))
         parts += [str(f) for f in self.fields]
         for name in ("received", "clicked", "not_clicked"):
             if getattr(self, name):
                 parts.append(name.replace("_", "-") + "=" + ",".join(map(str, getattr(self, name))))
         return " ".join(parts)
+
+
+def _shown(tag: str) -> str:
+    """Return a tag as a summary prints it: quoted (invisible characters escaped) when the rule refuses it."""
+    return tag if _valid(tag) else names.quote(tag)
+
+
+def _valid(tag: str) -> bool:
+    """Tell whether tag is one the tag rule accepts as it is."""
+    try:
+        return names.tag(tag) == tag
+    except names.BadName:
+        return False
 
 
 @dataclass(frozen=True)

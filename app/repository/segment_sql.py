@@ -42,7 +42,7 @@ def target_filter(target: Target, now: datetime | None = None, after: int | None
 
 def _tags_only(rule: Rule) -> bool:
     """Tell whether a rule is "has one of these tags" and nothing else (every subscribed user with one)."""
-    return bool(rule.tags_any) and rule == Rule(tags_any=rule.tags_any)
+    return bool(rule.tags_any) and rule == Rule(tags_any=rule.tags_any, stored=rule.stored)
 
 
 def excluded(rule: Rule, now: datetime | None = None):

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 
 from app.clock import utcnow
 from app.extensions import db
+from app.models import names
 from app.repository import user_tags as repo
 from app.services.audience.bulk import BulkResult, chunks
 
@@ -58,7 +59,16 @@ def remove_tag(tag: str, user_ids: Iterable[int], commit: bool = True) -> BulkRe
 
 
 def tag_user(user_id: int, tag: str, origin: str) -> bool:
-    """Tag one known user inside the caller's transaction (no commit); True when the tag is new."""
+    """Tag one known user inside the caller's transaction (no commit); True when the tag is new.
+
+    tag comes from storage (a deep link's, a button's): one the tag rule
+    refuses, kept as an older rule saved it, tags no one, so no user ever
+    carries a tag `users tag remove` cannot name.
+    """
+    try:
+        tag = names.tag(tag)
+    except names.BadName:
+        return False
     return repo.insert_ignore(tag, [user_id], origin, utcnow()) > 0
 
 
