@@ -1,7 +1,7 @@
 """A chain step the daily cap held back waits for the next Tehran day instead of ending the chain.
 
 Revision ID: 0032
-Revises: 0030
+Revises: 0031
 """
 from datetime import datetime, timezone
 

@@ -1,7 +1,7 @@
 """A chain remembers the last Tehran day its daily digest covered, so two cron passes send it once.
 
 Revision ID: 0033
-Revises: 0030
+Revises: 0032
 """
 from alembic import op
 import sqlalchemy as sa

@@ -1,7 +1,7 @@
 """A paid broadcast's Stars: our estimate and what the bot's balance fell by while it sent.
 
 Revision ID: 0034
-Revises: 0030
+Revises: 0033
 """
 from alembic import op
 import sqlalchemy as sa

@@ -19,7 +19,7 @@ form; one the rule still refuses stays as stored: no user carries it, so a
 rule's `tag-any` of it matches no one and its `tag-none` everyone.
 
 Revision ID: 0035
-Revises: 0030
+Revises: 0034
 """
 import json
 import re
