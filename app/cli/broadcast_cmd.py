@@ -140,8 +140,7 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
     if ab_create.is_test(params):
         return ab_create.create(draft, params)
     if every is not None:
-        create_series(draft, every, until, count, if_missed, created_by)
-        return
+        return create_series(draft, every, until, count, if_missed, created_by)
     send_at = _send_at(at) if at is not None else None
     if send_at is None:
         _check_stars(draft)  # a scheduled one is checked when it starts
