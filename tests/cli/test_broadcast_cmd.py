@@ -248,6 +248,8 @@ def test_create_with_a_link_button_and_no_public_url_warns_in_one_line_on_stderr
 
 def test_create_warns_nothing_without_a_link_button_or_with_public_url(runner, public_url):
     create_users(2)
-    assert create(runner, "--audience", "all", "--text", "hi", "--button-text", "Open", "--button-url", "https://example.com").stderr == ""
+    linked = create(runner, "--audience", "all", "--text", "hi", "--button-text", "Open",
+                    "--button-url", "https://example.com")
+    assert linked.stdout.strip().isdigit() and linked.stderr == ""
     public_url.config["PUBLIC_URL"] = None
     assert create(runner, "--audience", "all", "--text", "no button").stderr == ""
