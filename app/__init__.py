@@ -37,8 +37,9 @@ def check_secrets(app: Flask) -> None:
     missing = missing_secrets(app.config)
     if missing and not (app.testing or app.debug or app.config.get("ALLOW_MISSING_SECRETS")):
         defer(app, ConfigError("missing required environment variables: " + ", ".join(missing)
-                               + " (set them in cPanel > Setup Python App > Environment variables, "
-                               "or export them in this shell)"))
+                               + " (set them in cPanel > Setup Python App > Environment variables for the "
+                               "web app; a terminal reads them from ~/.update_pack.env: "
+                               "set -a; . ~/.update_pack.env; set +a)"))
 
 
 def configure_logger(app: Flask) -> None:

@@ -9,6 +9,7 @@ the simulator's own delivery record.
 from __future__ import annotations
 
 import argparse
+import base64
 import logging
 import os
 import random
@@ -216,6 +217,26 @@ def wait_for_picture(sim: SimulatorServer, seconds: float = 60.0) -> dict | None
     return None
 
 
+def save_picture(photo: dict, folder: str) -> str:
+    """Write the picture the admin got as demo_results.png in folder (beside the database) and return its path."""
+    path = os.path.join(folder, "demo_results.png")
+    with open(path, "wb") as out:
+        out.write(base64.b64decode(photo["photo_base64"]))
+    return path
+
+
+def report_picture(sim: SimulatorServer, folder: str) -> bool:
+    """Say whether the admin got the results picture, and where it is saved to be opened; True when it came."""
+    photo = wait_for_picture(sim)
+    if not photo:
+        say("6. ❌ the results picture never reached the admin")
+        return False
+    path = save_picture(photo, folder)
+    say(f"6. The admin got the results picture after the summary ({os.path.getsize(path) // 1024} KB PNG, "
+        f"saved as {path}; docs/RESULTS.md)")
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the demo and return 0 when the counts match the simulator's record."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -257,10 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             f"(expected {expected}: every user who has not blocked the bot, the admin included, exactly once)")
         ok = st.status == "completed" and st.sent == len(chats) == len(set(chats)) == expected
         say("   ✅ counts match the simulator's own record" if ok else "   ❌ counts do NOT match")
-        photo = wait_for_picture(sim)
-        say(f"6. The admin got the results picture after the summary ({len(photo['photo_base64']) * 3 // 4 // 1024} KB "
-            "PNG; docs/RESULTS.md)" if photo else "6. ❌ the results picture never reached the admin")
-        return 0 if ok and photo else 1
+        return 0 if ok and report_picture(sim, os.path.dirname(db_path)) else 1
     finally:
         server.shutdown()
         sim.stop()

@@ -135,3 +135,11 @@ def test_results_picture_is_an_on_off_switch_on_by_default(tmp_path, raw, value)
 def test_a_results_picture_value_that_is_not_on_or_off_is_refused_naming_it(tmp_path):
     with pytest.raises(ConfigError, match="RESULTS_PICTURE: 'sometimes' is not on or off"):
         load_config(str(tmp_path), {"RESULTS_PICTURE": "sometimes"})
+
+
+def test_the_missing_secrets_line_names_the_panel_and_the_terminal_s_env_file(clean_env):
+    with pytest.raises(ConfigError) as err:
+        create_app()
+    message = str(err.value)
+    assert "Setup Python App" in message and "~/.update_pack.env" in message
+    assert "set -a; . ~/.update_pack.env; set +a" in message

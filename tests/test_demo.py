@@ -1,6 +1,7 @@
 """The demo's progress: redrawn with \\r on a terminal, plain throttled lines in a pipe or a CI log."""
 from __future__ import annotations
 
+import base64
 import io
 import os
 import subprocess
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.demo import Progress
+from app.demo import Progress, save_picture
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,6 +51,12 @@ def test_a_terminal_redraws_one_line_in_place():
     assert out.getvalue() == "\rstep 0\rstep 1\rstep 2\n"
 
 
+def test_the_picture_is_saved_beside_the_database_and_its_path_returned(tmp_path):
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
+    path = save_picture({"photo_base64": base64.b64encode(png).decode()}, str(tmp_path))
+    assert path == str(tmp_path / "demo_results.png") and Path(path).read_bytes() == png
+
+
 @pytest.mark.slow  # the whole demo in a child process
 def test_the_demo_piped_to_a_file_prints_plain_progress_lines(tmp_path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -68,4 +75,6 @@ def test_the_demo_piped_to_a_file_prints_plain_progress_lines(tmp_path):
     assert pumping and " 31/31 " in pumping[-1] and "sent=30 " in pumping[-1]
     assert "counts match the simulator's own record" in lines[-3] and lines[-1] == ""
     assert lines[-2].startswith("6. The admin got the results picture after the summary (")
+    picture = tmp_path / "demo_results.png"
+    assert f"saved as {picture}" in lines[-2] and picture.read_bytes().startswith(b"\x89PNG")
     assert (tmp_path / "demo.sqlite3").exists()

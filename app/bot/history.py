@@ -29,6 +29,7 @@ from app.services.broadcast.reporting.progress import (
 )
 from app.services.broadcast.schedule.cron_watch import late_line
 from app.services.broadcast.schedule.recurring_series import job_note
+from app.services.broadcast.schedule.send_time import tehran_minute
 from app.services.settings import load_settings
 from app.texts import TEXTS, t
 
@@ -160,7 +161,7 @@ def job_view_text(status: JobView, author: int | None, entries: list[dict], lang
         duration = max((end - status.started_at).total_seconds(), 0)
     lines = "\n".join(audit_line(entry, lang) for entry in entries) or t("audit_empty", lang)
     reason = t("progress_reason", lang, reason=status.pause_reason) if status.pause_reason else ""
-    created = status.created_at.strftime("%Y-%m-%d %H:%M") if status.created_at else "-"
+    created = tehran_minute(status.created_at)
     common = dict(id=status.id, status=t(f"status_{status.status}", lang),
                   author=author if author is not None else t("job_author_unknown", lang),
                   unsent=unsent_line(status, lang) + clicks_line(status, lang)
@@ -185,5 +186,5 @@ def audit_line(entry: dict, lang: str) -> str:
 
 
 def _minute(iso: str | None) -> str:
-    """Render "2026-12-01T12:34:56Z" as "2026-12-01 12:34"."""
-    return iso[:16].replace("T", " ") if iso else "-"
+    """Render an audit entry's "2026-12-01T12:34:56Z" (UTC) as Tehran wall time, "2026-12-01 16:04"."""
+    return tehran_minute(datetime.fromisoformat(iso.removesuffix("Z"))) if iso else "-"

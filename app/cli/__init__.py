@@ -18,6 +18,7 @@ def register(app: Flask) -> None:
     )
     from app.cli.broadcast_cmd import broadcast_group
     from app.cli.chains_cmd import chains_group
+    from app.cli.doctor_cmd import doctor_command
     from app.cli.guard import guard
     from app.cli.recurring_cmd import recurring_group
     from app.cli.segments_cmd import segments_group
@@ -28,7 +29,7 @@ def register(app: Flask) -> None:
     from app.cli.users_cmd import users_group
 
     for group in (settings_group, telegram_group, broadcast_group, updates_group, users_group, audit_group,
-                  stats_command, recurring_group, segments_group, chains_group):
+                  stats_command, recurring_group, segments_group, chains_group, doctor_command):
         app.cli.add_command(group)
     # Ours and Flask-Migrate's `db` refuse to run when the environment is incomplete (app/cli/guard.py).
     guard(app.cli)

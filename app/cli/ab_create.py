@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from app.cli import untracked
 from app.cli.common import CommandError
 from app.services import audit
 from app.services.broadcast.ab import split
@@ -115,4 +116,5 @@ def create(draft: Draft, params: dict) -> None:
         raise CommandError(str(exc)) from None
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
+    untracked.warn(job)
     click.echo(job.id)

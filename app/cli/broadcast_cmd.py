@@ -6,7 +6,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from app.cli import ab_create
+from app.cli import ab_create, untracked
 from app.cli.common import CommandError, echo_json, render_table
 from app.cli.create_input import KEY_HELP, content_of, expire_seconds, keyboard_of, sources_option
 from app.cli.english import english_status
@@ -140,8 +140,7 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
     if ab_create.is_test(params):
         return ab_create.create(draft, params)
     if every is not None:
-        create_series(draft, every, until, count, if_missed, created_by)
-        return
+        return create_series(draft, every, until, count, if_missed, created_by)
     send_at = _send_at(at) if at is not None else None
     if send_at is None:
         _check_stars(draft)  # a scheduled one is checked when it starts
@@ -157,6 +156,7 @@ def create(audience, segment, excludes, text, copy_from, message_id, message_ids
         raise CommandError(f"--at: {exc.text('en').lstrip('❌ ')}", exit_code=2) from None
     except ValueError as exc:
         raise CommandError(str(exc), exit_code=2) from None
+    untracked.warn(job)
     click.echo(job.id)
 
 

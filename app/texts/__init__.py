@@ -15,6 +15,7 @@ from app.texts import (
     audience,
     automated,
     chains,
+    doctor,
     jobs,
     keyboard,
     presend,
@@ -31,7 +32,7 @@ from app.texts import (
 
 MODULES: tuple[ModuleType, ...] = (start, wizard, presend, schedule, recurring, jobs, actions, settings, variants,
                                    results, rules, segments, after_send,
-                                   audience, ab, ab_wizard, chains, keyboard, automated)
+                                   audience, ab, ab_wizard, chains, keyboard, automated, doctor)
 
 
 def _merge(modules: tuple[ModuleType, ...]) -> dict[str, dict[str, str]]:

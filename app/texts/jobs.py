@@ -114,19 +114,19 @@ TEXTS: dict[str, dict[str, str]] = {
     "job_view": {
         "fa": "📢 ارسال همگانی #{id} — {status}\n👤 ایجادکننده: {author}\n👥 مخاطبان: {audience} — {total} نفر\n"
               "✅ ارسال‌شده: {sent}\n❌ ناموفق: {failed}\n🚫 ردشده: {skipped}\n❓ نامعلوم: {unknown}\n{unsent}\n"
-              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (UTC){reason}\n\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (به وقت تهران){reason}\n\n"
               "📝 گزارش اقدامات:\n{audit}",
         "en": "📢 Broadcast #{id} — {status}\n👤 Author: {author}\n👥 Audience: {audience} — {total} users\n"
               "✅ Sent: {sent}\n❌ Failed: {failed}\n🚫 Skipped: {skipped}\n❓ Unknown: {unknown}\n{unsent}\n"
-              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (UTC){reason}\n\n"
+              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (Tehran time){reason}\n\n"
               "📝 Audit log:\n{audit}",
     },
     "job_view_action": {
         "fa": "{title} — {status}\n👤 ایجادکننده: {author}\n📦 نسخه‌ها: {total}\n{counts}\n{unsent}\n"
-              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (UTC){reason}\n\n"
+              "⚡️ سرعت: {rate} پیام/ثانیه\n⏱ مدت: {duration}\n🕒 ایجاد: {created} (به وقت تهران){reason}\n\n"
               "📝 گزارش اقدامات:\n{audit}",
         "en": "{title} — {status}\n👤 Author: {author}\n📦 Copies: {total}\n{counts}\n{unsent}\n"
-              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (UTC){reason}\n\n"
+              "⚡️ Rate: {rate} msg/s\n⏱ Duration: {duration}\n🕒 Created: {created} (Tehran time){reason}\n\n"
               "📝 Audit log:\n{audit}",
     },
     "btn_jobs_back": {"fa": "📋 بازگشت به فهرست", "en": "📋 Back to the list"},

@@ -25,6 +25,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "chart_hold": {"fa": "محدودیت ۴۲۹", "en": "429 hold"},
     "chart_button": {"fa": "«{text}»: {unique} نفر، {total} کلیک", "en": "“{text}”: {unique} people, {total} clicks"},
     "chart_no_button": {"fa": "این ارسال دکمهٔ لینک نداشت.", "en": "This broadcast had no link button."},
+    "chart_not_counted": {"fa": "کلیک‌ها شمرده نشد (PUBLIC_URL تنظیم نبود).",
+                          "en": "Clicks were not counted (no PUBLIC_URL)."},
     "chart_keys_title": {"fa": "دکمه‌های کیبورد: کلیک لینک‌ها (تیره: کلیک اول) و دفعات زدن برچسب و منو",
                          "en": "Keyboard buttons: links' clicks (dark: first clicks), tag and menu presses"},
     "chart_keys_more": {"fa": "+ {n} دکمهٔ دیگر؛ همهٔ دکمه‌ها در گزارش JSON",

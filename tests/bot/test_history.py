@@ -1,5 +1,5 @@
 """/stats, the recent broadcasts, a job's view and its audit log, through the webhook and the simulator."""
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -12,6 +12,7 @@ from app.services import audit, users
 from app.services.broadcast.jobs import control, creation
 from app.services.broadcast.jobs.status import job_status
 from app.services.broadcast.reporting.progress import format_duration
+from app.services.broadcast.schedule.send_time import tehran_minute
 from app.services.broadcast.sending.drain import pump
 from app.services.settings import set_setting
 from app.services.users import Profile
@@ -148,13 +149,14 @@ def test_view_of_a_finished_cli_job_shows_counters_duration_and_its_trail(client
     job = reload(job.id)
     status = job_status(job)
     [entry] = audit.entries(job.id)
+    at = tehran_minute(datetime.fromisoformat(entry["at"][:19]))  # the entry's UTC time as Tehran wall time
     expected = t("job_view", id=job.id, status=t("status_completed"), author=t("job_author_unknown"),
                  audience=t("aud_name_all"), total=3, sent=3, failed=0, skipped=0, unknown=0,
                  unsent=t("unsent_pending", n=0), rate=status.rate,
                  # As shown: the status's whole-second times (the view is rendered from them).
                  duration=format_duration((status.finished_at - status.started_at).total_seconds(), "fa"),
-                 created=job.created_at.strftime("%Y-%m-%d %H:%M"), reason="",
-                 audit=f"• {entry['at'][:16].replace('T', ' ')} — cli: {t('act_created')} (audience=all total=3)")
+                 created=tehran_minute(job.created_at), reason="",
+                 audit=f"• {at} — cli: {t('act_created')} (audience=all total=3)")
 
     tap(client, simulator, f"j.view:{job.id}")
     view = view_of(simulator, job.id)
@@ -198,3 +200,17 @@ def test_a_view_too_long_even_without_entries_is_clipped_to_4096_utf16_units(tex
     clipped = clip(text)
     assert 4090 <= utf16_len(clipped) <= 4096 and clipped.endswith("…") and text.startswith(clipped[:-1])
     assert clip("کوتاه") == "کوتاه"
+
+
+@pytest.mark.parametrize("lang, zone", [("fa", "(به وقت تهران)"), ("en", "(Tehran time)")])
+def test_the_job_view_shows_its_creation_and_audit_times_in_tehran(app, lang, zone):
+    create_users([7001])
+    job = creation.create_job(audience="all", created_by=ADMIN_ID, settings=engine_settings(),
+                              content={"type": "text", "text": "hi"})
+    db.session.execute(db.update(BroadcastJob).where(BroadcastJob.id == job.id).values(
+        created_at=utcnow().replace(year=2026, month=12, day=24, hour=17, minute=30, second=0, microsecond=0)))
+    db.session.commit()
+    entries = [{"at": "2026-12-24T20:45:10Z", "actor": "cli", "action": "paused", "detail": ""}]
+    text = job_view_text(job_status(reload(job.id)), ADMIN_ID, entries, lang, utcnow())
+    assert f"2026-12-24 21:00 {zone}" in text  # 17:30 UTC is 21:00 in Tehran (UTC+03:30)
+    assert "2026-12-25 00:15" in text and "UTC" not in text  # the audit line: 20:45 UTC

@@ -68,3 +68,18 @@ def test_a_broadcast_made_before_tracking_was_recorded_reads_as_before(app, simu
     view = job_status(reload(job.id))
     assert view.clicks_counted and t("clicks_line", "en", clicks=0, total=0, rate="0.0%") in summary_text(view, "en")
     assert clicks.latest_with_button().id == job.id
+
+
+def test_the_picture_says_the_clicks_were_not_counted_not_that_it_had_no_button(app, simulator):
+    create_users(2)
+    numbers = results.compute(sent(button_job()).id)
+    assert numbers.links_untracked and numbers.clicks_note() == "chart_not_counted"
+    assert t("chart_not_counted", "en") == "Clicks were not counted (no PUBLIC_URL)."
+
+
+def test_a_broadcast_without_a_button_still_says_it_had_none(app, simulator):
+    create_users(2)
+    job = sent(creation.create_job(audience="all", created_by=1001, settings=SETTINGS,
+                                   content={"type": "text", "text": "بی‌دکمه"}))
+    numbers = results.compute(job.id)
+    assert not numbers.links_untracked and numbers.clicks_note() == "chart_no_button"

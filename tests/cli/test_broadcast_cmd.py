@@ -235,3 +235,21 @@ def test_a_button_url_telegram_refuses_is_refused_in_one_line(runner, url):
                              "or t.me; Telegram refuses an address without one (like https://intranet), and IP "
                              "addresses are not accepted either.\n")
     assert count(BroadcastJob) == 0
+
+
+def test_create_with_a_link_button_and_no_public_url_warns_in_one_line_on_stderr(runner):
+    create_users(2)
+    result = create(runner, "--audience", "all", "--text", "hi", "--button-text", "Open", "--button-url", "https://example.com")
+    assert result.stdout.strip().isdigit()
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("warning: PUBLIC_URL is not set") and "clicks are not counted" in line
+    assert "~/.update_pack.env" in line
+
+
+def test_create_warns_nothing_without_a_link_button_or_with_public_url(runner, public_url):
+    create_users(2)
+    linked = create(runner, "--audience", "all", "--text", "hi", "--button-text", "Open",
+                    "--button-url", "https://example.com")
+    assert linked.stdout.strip().isdigit() and linked.stderr == ""
+    public_url.config["PUBLIC_URL"] = None
+    assert create(runner, "--audience", "all", "--text", "no button").stderr == ""

@@ -169,10 +169,10 @@ def _delivery(ax, r: Results, lang: str) -> None:
 def _clicks(ax, r: Results, lang: str, listed: bool = True) -> None:
     """Draw clicks per time bucket, and each button's people and clicks (listed: a keyboard's have a panel)."""
     style(ax, t("chart_clicks_curve", lang), lang)
-    if not r.buttons or not r.clicks.counts:
+    note = r.clicks_note()
+    if note:
         ax.set_axis_off()
-        note = t("chart_no_button", lang) if not r.buttons else t("chart_no_clicks", lang)
-        ax.text(0.5, 0.5, note, ha="center", va="center", fontsize=13, color=MUTED, transform=ax.transAxes)
+        ax.text(0.5, 0.5, t(note, lang), ha="center", va="center", fontsize=13, color=MUTED, transform=ax.transAxes)
         return
     times = _times(r.clicks)
     width = timedelta(seconds=r.clicks.seconds * 0.85)

@@ -115,10 +115,14 @@ def tracker(job: BroadcastJob):
 
 def tracked(job: BroadcastJob) -> bool:
     """Tell whether a job's copies get tracked links: PUBLIC_URL set, a link button, not an unsend (see tracker)."""
-    has_link = bool(_url_positions(job) or any(_own_positions(job).values()))
     album_without_keyboard = job.content_type == CONTENT_ALBUM and not keyboard.load(job.keyboard)
-    return bool(current_app.config.get("PUBLIC_URL")) and has_link and job.kind != KIND_UNSEND and (
+    return bool(current_app.config.get("PUBLIC_URL")) and has_link(job) and job.kind != KIND_UNSEND and (
         not album_without_keyboard)
+
+
+def has_link(job: BroadcastJob) -> bool:
+    """Tell whether a job's copies carry a link button (shared, or an A/B version's own)."""
+    return bool(_url_positions(job) or any(_own_positions(job).values()))
 
 
 def _url_positions(job: BroadcastJob) -> list[int]:

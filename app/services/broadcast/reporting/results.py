@@ -70,6 +70,16 @@ class Results:
     ab_of: dict | None = None  # a winner job's test: {"test": its id, "version": its letter}
     # A keyboard's tap and menu buttons: each one's verified presses (broadcast_buttons.presses).
     presses: list[dict] = field(default_factory=list)
+    # It had link buttons whose clicks were not counted (no PUBLIC_URL when it was made): not "no button".
+    links_untracked: bool = False
+
+    def clicks_note(self) -> str | None:
+        """Return the text key the clicks panel shows instead of bars, or None when it has bars to draw."""
+        if self.links_untracked:
+            return "chart_not_counted"
+        if not self.buttons:
+            return "chart_no_button"
+        return None if self.clicks.counts else "chart_no_clicks"
 
     def as_dict(self) -> dict:
         """Return the numbers as plain JSON-safe values."""
@@ -88,7 +98,8 @@ def compute(job_id: int) -> Results:
     left = sql.left_after([job_id]).get(job_id, (0, 0))
     pauses, holds = _pauses(job_id, job.finished_at or db_utcnow())
     buttons, presses = _buttons(job, unique)
-    if not clicks_counted(job):
+    untracked = bool(buttons) and not clicks_counted(job)
+    if untracked:
         buttons = []  # its links went out untracked: no url button's clicks are known (CTR "—", not 0)
     results = Results(
         job_id=job_id, status=job.status, created_at=_iso(job.created_at), finished_at=_iso(job.finished_at),
@@ -96,7 +107,7 @@ def compute(job_id: int) -> Results:
         clicks=clicks, buttons=buttons, unique_clicks=unique,
         ctr=ratio(unique, delivered) if buttons else None,
         blocked_after=left[0], opted_out_after=left[1], recent=_recent(job_id), presses=presses,
-        ab=ab_report.summary(job) or None, ab_of=_test_of(job))
+        ab=ab_report.summary(job) or None, ab_of=_test_of(job), links_untracked=untracked)
     db.session.commit()  # reads only: no transaction stays open behind the caller
     return results
 

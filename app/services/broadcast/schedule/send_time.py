@@ -165,6 +165,11 @@ def describe(utc: datetime, lang: str) -> str:
     return f"{gregorian} {clock} Tehran time ({jalali} {clock} Solar Hijri)"
 
 
+def tehran_minute(utc: datetime | None) -> str:
+    """Render a naive UTC time as Tehran wall time to the minute, "2026-12-24 21:00" ("-" for none)."""
+    return to_tehran(utc).strftime("%Y-%m-%d %H:%M") if utc else "-"
+
+
 def tehran_iso(utc: datetime | None) -> str | None:
     """Render a naive UTC time as ISO 8601 in Tehran time (with its +03:30 offset)."""
     return to_tehran(utc).isoformat(timespec="seconds") if utc else None
