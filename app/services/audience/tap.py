@@ -15,6 +15,7 @@ from app.models import names
 from app.models.broadcast import CONTENT_ALBUM, BroadcastJob, BroadcastJobItem
 from app.services import button_mac
 from app.services.audience import tags
+from app.services.broadcast.content import placeholders
 
 PREFIX = "b.tap"
 KEY_LABEL = b"tap-v1"
@@ -38,6 +39,8 @@ def check_tap(tap: dict | None, content_type: str) -> dict:
         raise ValueError(f"the tap button's text must be 1..{TEXT_MAX} characters")
     if answer and len(answer) > ANSWER_MAX:
         raise ValueError(f"the tap button's answer is {len(answer)} characters; at most {ANSWER_MAX}")
+    placeholders.fixed(text, "tap")  # both go to every presser as typed
+    placeholders.fixed(answer, "tap_answer")
     try:
         tag = names.tag(tap.get("tag"))
     except names.BadName as exc:
