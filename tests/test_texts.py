@@ -22,6 +22,7 @@ DYNAMIC_FAMILIES = (
     "aud_",  # audience buttons and names (app/bot/keyboards.py, presend_text.py)
     "btn_opt_", "opt_", "lang_",  # pre-send toggles (app/bot/presend_keyboard.py, presend_text.py)
     "btn_preset_",  # schedule presets (app/bot/keyboards.py)
+    "ph_fixed_",  # a text sent as typed, by place (app/services/broadcast/content/placeholders.py FIXED_PLACES)
     "job_row_",  # job list rows by kind (app/bot/history.py)
     "status_",  # job statuses
     "rec_status_", "rec_missed_", "rec_done_",  # recurring broadcasts (app/bot/recurring.py)

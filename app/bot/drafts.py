@@ -73,6 +73,8 @@ def parse_tap_button(text: str | None) -> dict | None:
     tap_button = {"text": parts[0], "tag": parts[1][4:], "answer": parts[2] if len(parts) == 3 else None}
     try:
         check_tap(tap_button, "text")
+    except placeholders.PlaceholderRefused as exc:
+        raise DraftError(exc.key, **exc.values) from None
     except ValueError as exc:
         raise DraftError("btn_err_tap", error=str(exc).removeprefix("tap button: ")) from None
     return tap_button
@@ -86,6 +88,10 @@ def parse_url_button(text: str | None) -> tuple[str, str]:
         raise DraftError("btn_err_format")
     if len(label) > BUTTON_TEXT_LIMIT:
         raise DraftError("btn_err_text_long", length=len(label))
+    try:
+        placeholders.fixed(label, "link")
+    except placeholders.PlaceholderRefused as exc:
+        raise DraftError(exc.key, **exc.values) from None
     problem = url_problem(url)
     if problem:
         raise DraftError(problem, length=len(url))

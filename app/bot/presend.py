@@ -97,7 +97,9 @@ def show(ctx: BotContext, draft: Draft, n: int, *, edit_message_id: int | None =
             return
         line, enough = paid_lines(ctx, ab_presend.sent_now(draft, n))
         enough = enough and ok
-        markup = screen_keyboard(ctx.lang, draft, preview_id, confirm=enough, schedule=False)
+        # Scheduled (never a test), the engine reads the balance when it starts, as for the CLI's --at.
+        line = ("" if draft.ab else ctx.text("wiz_paid_at_start")) + line
+        markup = screen_keyboard(ctx.lang, draft, preview_id, confirm=enough)
         _put(ctx, body + line + (ctx.text("wiz_ask_send") if enough else ""), markup, edit_message_id)
 
     if preview is None and not paid:

@@ -53,8 +53,8 @@ def screen_keyboard(lang: str, draft: Draft, preview_id: str, confirm: bool = Tr
     # An A/B test is never scheduled (`--at` with `--ab` is refused too).
     dropped = ("w.confirm",) * (not confirm) + ("w.sched",) * (not schedule or bool(draft.ab))
     if dropped:
-        # Refused (the balance cannot cover it): only abort stays. Paid: no
-        # scheduling, since its second confirmation checks the balance now.
+        # Refused now (the balance cannot cover it): no Confirm, but a paid one may
+        # still be scheduled: its balance is read when it starts.
         last = [[b for b in row if not b.get("callback_data", "").startswith(dropped)] for row in last]
     return {"inline_keyboard": rows + [row for row in last if row]}
 

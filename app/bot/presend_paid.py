@@ -2,10 +2,12 @@
 
 A paid broadcast's first Confirm leads to a second one, under yet another id,
 after the bot's Star balance was checked; the last Confirm checks it once more.
+Scheduled instead, it is checked when it starts (sending/stars.before_run), as
+the CLI's `--at` is. Stars are counted in whole nanostars (jobs/star_amount.py),
+the balance read as the engine reads it (sending/stars.cover).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 from app.bot.ab_presend import sent_now
@@ -17,14 +19,10 @@ from app.services import admins
 from app.services.audience import segments
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.jobs.draft import Draft
-from app.services.broadcast.jobs.estimate import STAR_PER_MESSAGE, paid_messages
-from app.telegram.errors import TelegramError
+from app.services.broadcast.jobs.estimate import paid_messages
+from app.services.broadcast.jobs.star_amount import PER_PAID_MESSAGE, cost_text, stars_text
+from app.services.broadcast.sending import stars
 from app.texts import t
-
-# getMyStarBalance gives whole Stars plus nanostars; a balance short of the cost
-# by less than one nanostar is float rounding, not a shortfall.
-NANOSTARS_PER_STAR = 1_000_000_000
-BALANCE_SECONDS = 3.0
 
 
 def is_paid(ctx: BotContext, draft: Draft) -> bool:
@@ -32,35 +30,21 @@ def is_paid(ctx: BotContext, draft: Draft) -> bool:
     return bool(ctx.settings["broadcast_paid_enabled"]) and draft.content.get("type") != CONTENT_ALBUM
 
 
-def star_balance(ctx: BotContext) -> float | None:
-    """Ask Telegram for the bot's Star balance; None when it cannot be read."""
-    try:
-        amount = ctx.client.get_my_star_balance(deadline=time.monotonic() + BALANCE_SECONDS, hard_deadline=True)
-        return int(amount.get("amount", 0)) + int(amount.get("nanostar_amount", 0)) / NANOSTARS_PER_STAR
-    except (TelegramError, AttributeError, TypeError, ValueError):
-        return None
-
-
 def paid_lines(ctx: BotContext, n: int) -> tuple[str, bool]:
-    """Return the cost and balance lines, and whether the balance covers the capped cost."""
+    """Return the cost and balance lines, and whether the balance covers the capped cost (exactly, in nanostars)."""
     cap = ctx.settings["broadcast_paid_max_messages"]
     likely, most = paid_messages(n, ctx.settings)
-    cost = most * STAR_PER_MESSAGE
-    line = ctx.text("wiz_paid_line", stars=f"{cost:.1f}", cap=cap)
+    line = ctx.text("wiz_paid_line", stars=cost_text(most * PER_PAID_MESSAGE), cap=cap)
     if likely < most:
-        line += ctx.text("wiz_paid_likely", stars=f"{likely * STAR_PER_MESSAGE:.1f}")
-    balance = star_balance(ctx)
-    if balance is None:
+        line += ctx.text("wiz_paid_likely", stars=cost_text(likely * PER_PAID_MESSAGE))
+    found = stars.cover(ctx.client, most)
+    if found.balance is None:
         return line + ctx.text("wiz_balance_unknown"), False
-    line += ctx.text("wiz_balance_line", balance=stars_text(balance))
-    if balance + 1 / NANOSTARS_PER_STAR < cost:
-        return line + ctx.text("wiz_balance_short", balance=stars_text(balance), stars=f"{cost:.1f}"), False
+    line += ctx.text("wiz_balance_line", balance=stars_text(found.balance))
+    if not found.enough:
+        return line + ctx.text("wiz_balance_short", balance=stars_text(found.balance),
+                               stars=cost_text(found.cost)), False
     return line, True
-
-
-def stars_text(value: float) -> str:
-    """Render Stars without exponent or trailing zeros: 1000, 12.5, 0.3."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def ask_paid_confirm(ctx: BotContext, token: str) -> bool:

@@ -11,7 +11,7 @@ import logging
 from datetime import datetime
 
 from app.bot import broadcast_wizard as wizard
-from app.bot import keyboards, presend_paid
+from app.bot import keyboards
 from app.bot.buttons import button
 from app.bot.callback_data import new_token
 from app.bot.context import BotContext
@@ -34,10 +34,6 @@ def on_schedule(ctx: BotContext, token: str, _arg: object) -> None:
     """'⏰ Schedule' under a preview: ask when, offering presets."""
     draft = wizard.current_wizard_draft(ctx, (wizard.STEP_PREVIEW,), wizard.PREVIEW_ID, token)
     if draft is None:
-        return
-    if presend_paid.is_paid(ctx, draft):
-        # A paid broadcast is confirmed twice against the balance of the moment: not scheduled.
-        ctx.answer("sched_not_paid", alert=True)
         return
     if draft.ab:
         ctx.answer("ab_no_schedule", alert=True)  # `--at` with `--ab` is refused too: a test starts at Confirm

@@ -21,7 +21,7 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
 from app.services.broadcast.content.variants import VariantRefused, check_cli_pairs
-from app.services.broadcast.jobs import control, creation
+from app.services.broadcast.jobs import control, creation, origin
 from app.services.broadcast.jobs import purge as jobs_purge
 from app.services.broadcast.jobs.draft import Draft
 from app.services.broadcast.jobs.status import job_status
@@ -174,17 +174,22 @@ def _check_stars(draft: Draft) -> None:
 @broadcast_group.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of status objects.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
-def list_jobs(as_json: bool, limit: int) -> None:
-    """List the newest jobs."""
-    rows = [english_status(job_status(job).as_dict()) for job in control.list_jobs(limit=limit)]
+@click.option("--automated", is_flag=True,
+              help="List the automated jobs (drip-chain steps, recurring occurrences) instead of the admins' own.")
+def list_jobs(as_json: bool, limit: int, automated: bool) -> None:
+    """List the newest jobs the admins made (as /jobs does); --automated: the chains' and recurring ones."""
+    rows = [english_status(job_status(job).as_dict()) for job in origin.newest(limit, automated=automated)]
     for row in rows:  # "vip -staff": the segment sent to, less those left out
         row["segments"] = " ".join([row["segment"] or ""] + ["-" + n for n in row["exclude_segments"]]).strip()
     if as_json:
         echo_json(rows)
-    elif not rows:
-        click.echo("no broadcast jobs")
+        return
+    if not rows:
+        click.echo("no automated jobs" if automated else "no broadcast jobs")
     else:
         click.echo(render_table([c.upper() for c in TABLE_COLUMNS], [[r.get(c) for c in TABLE_COLUMNS] for r in rows]))
+    if not automated and origin.newest(1, automated=True):
+        click.echo("automated jobs (drip-chain steps, recurring occurrences): broadcast list --automated")
 
 
 @broadcast_group.command("status")

@@ -1,7 +1,7 @@
 """Checks of broadcast input typed on the command line (pure)."""
 from __future__ import annotations
 
-from app.services.broadcast.content import text_rules
+from app.services.broadcast.content import placeholders, text_rules
 from app.services.broadcast.content.button_url import url_problem
 from app.texts import t
 
@@ -26,5 +26,9 @@ def button_problem(text: str | None, url: str | None) -> str | None:
         return None
     if not text.strip() or len(text) > MAX_BUTTON_TEXT:
         return f"button text must be 1..{MAX_BUTTON_TEXT} characters"
+    try:
+        placeholders.fixed(text, "link")
+    except placeholders.PlaceholderRefused as exc:
+        return f"--button-text: {exc}"
     problem = url_problem(url.strip())
     return f"--button-url {url.strip()!r}: {t(problem, 'en', length=len(url.strip()))}" if problem else None

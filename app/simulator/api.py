@@ -111,13 +111,21 @@ class BotApi:
                 injected = fault_before(state.cfg, state.rng)
                 if injected is not None:
                     raise injected
+            with state.lock:
+                state.last_lost = False
             result = handler(state, params)
             if isinstance(result, Produce):
                 return self._produce(result, name)
         except ApiError as exc:
             return self._failure(exc)
         with state.lock:
-            state.stats.ok += 1
+            lost, state.last_lost = state.last_lost, False
+            if lost:  # a pin in a "lose" chat: done, then its answer lost
+                state.stats.faults["5xx_after_delivery"] += 1
+            else:
+                state.stats.ok += 1
+        if lost:
+            return 502, "text/html", BAD_GATEWAY_HTML
         if isinstance(result, Ok):
             return 200, JSON_TYPE, encode({"ok": True, "result": result.value,
                                            "description": result.description})

@@ -11,11 +11,15 @@ UNPIN_GONE = "message to unpin not found"
 
 
 def _attempt(state: SimState, method: str, chat_id: int, message_id: int | None, silent: bool, result: str) -> None:
-    """Record one request's result (lock held); raise Telegram's error for a refused one."""
+    """Record one request's result (lock held); raise Telegram's error for a refused one.
+
+    A done one in a "lose" chat is answered 502 after it (the API reads last_lost), as a send there is.
+    """
     state.pin_attempts.append({"method": method, "chat_id": chat_id, "message_id": message_id, "silent": silent,
                                "result": result})
     if result not in ("pinned", "unpinned"):
         raise bad_request(result)
+    state.last_lost = chat_id in state.lost
 
 
 def pin_chat_message(state: SimState, params: dict) -> bool:

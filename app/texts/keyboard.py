@@ -1,7 +1,19 @@
 """Texts of the keyboard builder: each refusal naming its row and button, the presses' answers, the preview."""
 from __future__ import annotations
 
+# A text sent to everyone as typed (content/placeholders.fixed): the place, then why.
+_AS_TYPED = {"fa": "{placeholder} برای همه به همین شکل نوشته می‌شود: دکمه‌ها و پاسخ‌هایشان برای همه یکی است و "
+                   "فقط متنِ یک ارسالِ متنی برای هر گیرنده پر می‌شود.",
+             "en": "{placeholder} would reach every user as typed: buttons and their answers are the same for "
+                   "everyone; only a text broadcast's text is filled in for each recipient."}
+_PLACES = {"label": ("متن دکمه", "the button's label"), "answer": ("پاسخ دکمه", "the button's answer"),
+           "copy": ("متن کپی", "the text to copy"), "note": ("متن پیام زیر آلبوم", "the text under the album"),
+           "link": ("متن دکمهٔ لینک", "the link button's text"), "tap": ("متن دکمهٔ برچسب", "the tap button's text"),
+           "tap_answer": ("پاسخ دکمهٔ برچسب", "the tap button's answer")}
+
 TEXTS: dict[str, dict[str, str]] = {
+    **{f"ph_fixed_{place}": {"fa": f"{fa}: " + _AS_TYPED["fa"], "en": f"{en}: " + _AS_TYPED["en"]}
+       for place, (fa, en) in _PLACES.items()},
     "key_err_at": {"fa": "ردیف {row}، دکمهٔ {button}: {reason}", "en": "row {row}, button {button}: {reason}"},
     "key_err_none": {"fa": "کیبورد هیچ دکمه‌ای ندارد.", "en": "the keyboard has no button."},
     "key_err_too_many": {"fa": "کیبورد {count} دکمه دارد؛ تلگرام حداکثر ۱۰۰ دکمه می‌پذیرد.",

@@ -68,6 +68,12 @@ TEXTS: dict[str, dict[str, str]] = {
               "Star balance.\n",
     },
     "wiz_paid_refused": {"fa": "❌ ارسال پولی آغاز نشد:\n{line}", "en": "❌ The paid broadcast did not start:\n{line}"},
+    "wiz_paid_at_start": {
+        "fa": "⏰ اگر زمان‌بندی شود، موجودی هنگام شروع ارسال خوانده می‌شود؛ اگر آن موقع کافی نباشد، ارسال متوقف "
+              "(pause) می‌شود و به شما خبر داده می‌شود.\n",
+        "en": "⏰ Scheduled, it reads the balance when it starts; if the balance cannot cover it then, it pauses "
+              "and you are told.\n",
+    },
     "wiz_paid_ask": {"fa": "با پرداخت ارسال شود؟", "en": "Pay and send?"},
     "btn_pay_confirm": {"fa": "💫 بله، با پرداخت ارسال شود", "en": "💫 Yes, pay and send"},
     "wiz_filters_empty": {"fa": "❌ با این فیلترها هیچ کاربری باقی نمی‌ماند.",

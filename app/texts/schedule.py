@@ -57,6 +57,4 @@ TEXTS: dict[str, dict[str, str]] = {
                               "بفرستید.",
                         "en": "❌ That time is out of range; send a time between now and one year from now "
                               "({latest})."},
-    "sched_not_paid": {"fa": "ارسال پولی زمان‌بندی نمی‌شود: موجودی ستاره باید هنگام ارسال تأیید شود.",
-                       "en": "A paid broadcast cannot be scheduled: its Star balance is confirmed when it is sent."},
 }

@@ -94,3 +94,16 @@ def test_an_album_takes_a_keyboard_that_follows_it_in_a_message_of_its_own(clien
         assert len(simulator.deliveries("copyMessages", user_id)) == 3
         [kb] = simulator.deliveries("sendMessage", user_id)
         assert kb["text"] == "Tap 👇" and rows_of(kb) == [["Shop"]]
+
+
+def test_the_wizard_refuses_a_placeholder_in_a_buttons_answer_and_keeps_the_step(client, simulator):
+    create_users([7001])
+    send(client, simulator, "/broadcast")
+    send(client, simulator, "Big sale!")
+    send(client, simulator, "Hours - menu:Hi {first_name}")
+    reason = t("key_err_at", row=1, button=1, reason=t("ph_fixed_answer", placeholder="{first_name}"))
+    assert texts_to(simulator, ADMIN_ID)[-1] == t("wiz_bad_key", reason=reason)
+    send(client, simulator, "Join | tag:vip | {field:plan}")
+    assert texts_to(simulator, ADMIN_ID)[-1] == t(
+        "wiz_bad_button", reason=t("ph_fixed_tap_answer", placeholder="{field:plan}"))
+    assert step_of() == "wiz:button"

@@ -153,6 +153,9 @@ def test_under_a_hosts_query_cap_the_duration_follows_it_and_the_screen_says_why
     assert to_screen(client, simulator)["text"] == screen(4, duration="≈ ۱ ثانیه")
 
 
+AT_START = t("wiz_paid_at_start")  # the screen offers scheduling a paid broadcast: its balance is read at start
+
+
 def paid_lines(stars: str, balance: str, lang: str = "fa") -> str:
     return t("wiz_paid_line", lang, stars=stars, cap=10000) + t("wiz_balance_line", lang, balance=balance)
 
@@ -161,7 +164,7 @@ def test_paid_broadcast_needs_a_second_confirmation(client, simulator, people):
     set_setting("broadcast_paid_enabled", "on")
     simulator.configure(star_balance=50)
     first = to_screen(client, simulator)
-    assert first["text"] == screen(4, paid=paid_lines("0.4", "50"))
+    assert first["text"] == screen(4, paid=AT_START + paid_lines("0.4", "50"))
     press(client, simulator, "w.confirm")
     assert all_jobs() == [] and step_of() == "wiz:preview"
     second = offered(simulator, "w.confirm")
@@ -188,7 +191,7 @@ def test_paid_is_refused_when_the_balance_cannot_cover_the_cap(client, simulator
     simulator.configure(star_balance=0.3)
     shown = to_screen(client, simulator)
     short = t("wiz_balance_short", balance="0.3", stars="0.4")
-    assert shown["text"] == screen(4, paid=paid_lines("0.4", "0.3") + short, ask=False)
+    assert shown["text"] == screen(4, paid=AT_START + paid_lines("0.4", "0.3") + short, ask=False)
     assert not any(d.startswith("w.confirm") for d in buttons(shown))
     assert any(d.startswith("w.abort") for d in buttons(shown))
     # A forged Confirm with the id the screen's toggles and Abort carry confirms nothing: Confirm has its own id.
@@ -224,7 +227,7 @@ def test_paid_cost_is_capped_by_the_per_job_limit(client, simulator, people):
     simulator.configure(star_balance=0.3)
     shown = to_screen(client, simulator)
     line = t("wiz_paid_line", stars="0.3", cap=3) + t("wiz_balance_line", balance="0.3")
-    assert shown["text"] == screen(4, paid=line)
+    assert shown["text"] == screen(4, paid=AT_START + line)
     assert any(d.startswith("w.confirm") for d in buttons(shown))
 
 
@@ -238,6 +241,18 @@ def test_paid_cost_shows_what_telegram_likely_bills_and_checks_the_balance_again
     assert line + t("wiz_balance_line", balance="0.3") in shown["text"]
     # Telegram's accounting of the free share is not published: the balance must cover every message.
     assert t("wiz_balance_short", balance="0.3", stars="0.4") in shown["text"]
+    assert not any(d.startswith("w.confirm") for d in buttons(shown))
+
+
+def test_the_balance_is_counted_to_the_nanostar(client, simulator, people):
+    # One nanostar short of the 0.3 Star three copies may cost: short, and shown as it is, never rounded up.
+    set_setting("broadcast_paid_enabled", "on")
+    set_setting("broadcast_paid_max_messages", "3")
+    simulator.set_stars(0, 299_999_999)
+    shown = to_screen(client, simulator)
+    line = t("wiz_paid_line", stars="0.3", cap=3) + t("wiz_balance_line", balance="0.299999999")
+    short = t("wiz_balance_short", balance="0.299999999", stars="0.3")
+    assert shown["text"] == screen(4, paid=AT_START + line + short, ask=False)
     assert not any(d.startswith("w.confirm") for d in buttons(shown))
 
 

@@ -205,21 +205,38 @@ def test_scheduled_lists_waiting_jobs_with_their_buttons(client, simulator, audi
     assert buttons(second) == [f"w.retime:{later.id}", f"w.cancel_job:{later.id}"]
 
 
-def test_a_paid_broadcast_is_not_offered_scheduling_and_an_old_button_is_refused(client, simulator, audience):
-    # Its second confirmation checks the Star balance of the moment: a paid send is confirmed now, not later.
+def test_a_paid_broadcast_is_scheduled_from_the_bot_as_from_the_cli_and_its_balance_read_when_it_starts(
+        client, simulator, audience, runner):
+    # The bot and `broadcast create --at` agree: a paid broadcast may be scheduled, even with a balance short
+    # now (a top-up may come first); the engine reads the balance when it starts and pauses it, saying why.
+    from app.models.broadcast import BroadcastJob
+    from app.services.broadcast.sending.drain import pump_all
     from app.services.settings import set_setting
+    from tests.broadcast.helpers import engine_settings
 
     set_setting("broadcast_paid_enabled", True)
+    simulator.set_stars(0, 100_000_000)  # 0.1 Star: two copies may cost 0.2
     send(client, simulator, "/broadcast")
     send(client, simulator, "خبر")
     press(client, simulator, "w.no_button")
     press(client, simulator, "w.aud:all")
-    screen_msg = offered(simulator, "w.confirm")
-    assert not any(data.startswith("w.sched:") for data in buttons(screen_msg))
-    preview_id = json.loads(admin_state(ADMIN_ID).draft)["preview_id"]
-    tap(client, simulator, f"w.sched:{preview_id}")  # a forged or remembered press
-    assert last_answer(simulator)["text"] == t("sched_not_paid")
-    assert step_of() == "wiz:preview" and all_jobs() == []
+    screen_msg = offered(simulator, "w.sched")
+    assert t("wiz_paid_at_start") in screen_msg["text"]
+    assert not any(data.startswith("w.confirm:") for data in buttons(screen_msg))  # not sent now: short
+    press(client, simulator, "w.sched")
+    press(client, simulator, "w.at:hour")
+    at = to_tehran(db_now() + timedelta(hours=2)).isoformat()
+    result = runner.invoke(args=["broadcast", "create", "--audience", "all", "--text", "News", "--at", at])
+    assert result.exit_code == 0, result.output
+    jobs = all_jobs()
+    assert [(job.status, job.paid) for job in jobs] == [("scheduled", True)] * 2
+    db.session.execute(db.update(BroadcastJob).values(send_at=db_now() - timedelta(seconds=1)))
+    db.session.commit()
+    pump_all(8, settings=engine_settings(broadcast_paid_enabled=True))
+    reasons = {job.progress_lang: (job.status, job.pause_reason) for job in all_jobs()}
+    assert reasons == {lang: ("paused", t("reason_stars_short", lang, balance="0.1", cost="0.2"))
+                       for lang in ("fa", "en")}
+    assert [d for d in simulator.deliveries() if d["paid"]] == []
 
 
 @pytest.mark.parametrize("typed", ["9999-12-31 23:59", "۹۹۹۹/۱۲/۲۹ ۲۳:۵۹"])

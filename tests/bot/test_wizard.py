@@ -106,7 +106,8 @@ def test_photo_with_caption_no_button_paid_preview(client, simulator, audience):
     assert preview["photo"] == photo["message"]["photo"][-1]["file_id"]
     assert (preview["caption"], preview["reply_markup"]) == ("عکس روز 📷", None)
     paid = t("wiz_paid_line", "en", stars="0.3", cap=10000) + t("wiz_balance_line", "en", balance="1000")
-    assert texts_to(simulator)[-1] == screen(3, "non_members", "en", duration="≈ 1 s", paid=paid)
+    assert texts_to(simulator)[-1] == screen(3, "non_members", "en", duration="≈ 1 s",
+                                             paid=t("wiz_paid_at_start", "en") + paid)
     press(client, simulator, "w.confirm", language_code="en")  # paid: a second confirmation first
     assert all_jobs() == []
     assert texts_to(simulator)[-1] == (t("wiz_paid_confirm", "en", count=3) + paid + t("wiz_paid_ask", "en"))

@@ -4,7 +4,8 @@ Callback data is `b.tap:<job id>.<mac>`: the mac is 48 bits of HMAC-SHA256
 over the job id, keyed by a key derived from PUMP_TOKEN, so a press naming
 another job id is refused before any read (a user client can send any data
 under a message). A press with a valid mac still changes something only when
-the job carries a tap button and the presser is one of its recipients.
+the job carries a tap button and the presser is a recipient of a job of its
+retry family (lineage.copies_held, the rule every button under a copy takes).
 """
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from sqlalchemy import select, update
 
 from app.extensions import db
 from app.models import names
-from app.models.broadcast import CONTENT_ALBUM, BroadcastJob, BroadcastJobItem
+from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
 from app.services import button_mac
 from app.services.audience import tags
+from app.services.broadcast.actions import lineage
+from app.services.broadcast.content import placeholders
 
 PREFIX = "b.tap"
 KEY_LABEL = b"tap-v1"
@@ -38,6 +41,8 @@ def check_tap(tap: dict | None, content_type: str) -> dict:
         raise ValueError(f"the tap button's text must be 1..{TEXT_MAX} characters")
     if answer and len(answer) > ANSWER_MAX:
         raise ValueError(f"the tap button's answer is {len(answer)} characters; at most {ANSWER_MAX}")
+    placeholders.fixed(text, "tap")  # both go to every presser as typed
+    placeholders.fixed(answer, "tap_answer")
     try:
         tag = names.tag(tap.get("tag"))
     except names.BadName as exc:
@@ -49,7 +54,11 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
     """Tag the presser and count the press, in the update's transaction; return (accepted, the job's answer).
 
     Refused (False, None): a mac that is not the job's, a job without a tap
-    button, or a presser who was not sent the job.
+    button, or a presser who was sent no job of its retry family. Who is
+    accepted and where a press counts is one rule with the keyboard's and
+    the unsubscribe button's (lineage.copies_held): a recipient of any job
+    of the family is tagged; the job's counters move only for a presser who
+    holds a copy of this job.
 
     Lock order (app/repository/presses.py): the tag first, then the job row
     (its counters). The tag's INSERT checks its foreign key with a shared lock
@@ -62,15 +71,11 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
         return False, None
     job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer)
                              .where(BroadcastJob.id == job_id)).first()
-    if job is None or job.tap_tag is None or not is_recipient(job_id, user_id):
+    held = lineage.copies_held(job_id, user_id) if job is not None else {}
+    if job is None or job.tap_tag is None or not held:
         return False, None
     tagged = tags.tag_user(user_id, job.tap_tag, tags.ORIGIN_BUTTON)
-    db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
-        tap_presses=BroadcastJob.tap_presses + 1, tap_tagged=BroadcastJob.tap_tagged + int(tagged)))
+    if job_id in held:
+        db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
+            tap_presses=BroadcastJob.tap_presses + 1, tap_tagged=BroadcastJob.tap_tagged + int(tagged)))
     return True, job.tap_answer
-
-
-def is_recipient(job_id: int, user_id: int) -> bool:
-    """Tell whether the user is one of the job's recipients (one read of the (job, user) unique key)."""
-    return db.session.execute(select(BroadcastJobItem.id).where(
-        BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)).first() is not None

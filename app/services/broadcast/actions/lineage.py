@@ -8,8 +8,10 @@ chain run one after the other, whichever member each was started from.
 """
 from __future__ import annotations
 
+from sqlalchemy import select
+
 from app.extensions import db
-from app.models.broadcast import TERMINAL
+from app.models.broadcast import TERMINAL, BroadcastJobItem
 from app.repository import broadcast_jobs as jobs_repo
 
 # A chain is a handful of jobs; the bound only stops a corrupted cycle from looping.
@@ -25,6 +27,19 @@ def family(job_id: int) -> list[int]:
             break
         found.extend(level)
     return sorted(found)
+
+
+def copies_held(job_id: int, user_id: int) -> dict[int, str | None]:
+    """Return {job: the item's variant} for each job of job_id's retry family the user holds a copy of.
+
+    The one rule for a press on a button under a job's copies (the tap, the
+    keyboard's tap and menu buttons, the unsubscribe button): accepted from a
+    recipient of any job of the family (empty: refused), counted on the
+    pressed job only when job_id is among them. Reads only, nothing locked.
+    """
+    rows = db.session.execute(select(BroadcastJobItem.job_id, BroadcastJobItem.variant).where(
+        BroadcastJobItem.job_id.in_(family(root(job_id))), BroadcastJobItem.user_id == user_id)).all()
+    return {row.job_id: row.variant for row in rows}
 
 
 def ancestors(job_id: int) -> list[int]:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 
 from app.models import names
+from app.services.broadcast.content import placeholders
 from app.services.broadcast.content.button_url import url_problem
 from app.texts import t
 
@@ -63,6 +64,7 @@ def check(kb: dict) -> dict:
     if len(note) > NOTE_MAX:
         raise KeyboardError("key_err_note", length=len(note))
     if note:
+        _as_typed(note, "note", 0, 0)
         checked["note"] = note
     return checked
 
@@ -75,6 +77,7 @@ def check_button(b: object, r: int, c: int) -> dict:
     label = str(b.get("text") or "").strip()
     if not label or len(label) > LABEL_MAX:
         raise KeyboardError("key_err_label", r, c, length=len(label))
+    _as_typed(label, "label", r, c)
     if kind == "url":
         url = str(b.get("url") or "").strip()
         if problem := url_problem(url):
@@ -84,10 +87,12 @@ def check_button(b: object, r: int, c: int) -> dict:
         copy = str(b.get("copy") or "")
         if not 1 <= len(copy) <= COPY_MAX:
             raise KeyboardError("key_err_copy", r, c, length=len(copy))
+        _as_typed(copy, "copy", r, c)
         return {"kind": kind, "text": label, "copy": copy}
     answer = str(b.get("answer") or "").strip()
     if len(answer) > ANSWER_MAX or (kind == "menu" and not answer):
         raise KeyboardError("key_err_answer", r, c, length=len(answer))
+    _as_typed(answer, "answer", r, c)
     if kind == "menu":
         return {"kind": kind, "text": label, "answer": answer}
     try:
@@ -95,6 +100,14 @@ def check_button(b: object, r: int, c: int) -> dict:
     except names.BadName as exc:
         raise KeyboardError("key_err_tag", r, c, error=str(exc)) from None
     return {"kind": kind, "text": label, "tag": tag, **({"answer": answer} if answer else {})}
+
+
+def _as_typed(text: str, place: str, r: int, c: int) -> None:
+    """Refuse a placeholder in a button's text: every user gets it as typed (content/placeholders.py's one rule)."""
+    try:
+        placeholders.fixed(text, place)
+    except placeholders.PlaceholderRefused as exc:
+        raise KeyboardError(exc.key, r, c, **exc.values) from None
 
 
 def parse_cli(specs: tuple[str, ...] | list[str]) -> dict | None:

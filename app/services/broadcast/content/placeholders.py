@@ -8,11 +8,18 @@ a language version's of a copied media message, an A/B media version's — goes
 out as it is, so a placeholder there would reach every user as typed: such a
 caption is refused (the wizard's main message only warns: its caption is the
 admin's own message, copied). A `{field:` that is no placeholder is refused
-everywhere (`{field:Plan}`, a typo the users would read).
+everywhere (`{field:Plan}`, a typo the users would read). A text that goes
+to everyone as typed — a button's label, a tap or menu button's answer, a
+copy button's text, the note under an album — is never filled: any
+placeholder there is refused, naming the place (fixed()).
 """
 from __future__ import annotations
 
 from app.services.broadcast.content import field_text, greeting
+from app.texts import t
+
+# Where a text goes to every user as typed: the ph_fixed_<place> texts (app/texts/keyboard.py) name it.
+FIXED_PLACES = ("label", "answer", "copy", "note", "link", "tap", "tap_answer")
 
 
 class PlaceholderRefused(ValueError):
@@ -59,3 +66,14 @@ def check(text: str | None, personal: bool, what: str) -> None:
         raise PlaceholderRefused(f"{what}: a copied message's caption cannot greet each recipient by name nor fill "
                                  f"in their fields, it is sent as it is: {shown} would reach every user as typed; "
                                  f"only a text broadcast can", "ph_copy", placeholder=shown)
+
+
+def fixed(text: str | None, place: str) -> None:
+    """Refuse any placeholder in a text every user gets as typed; place is one of FIXED_PLACES.
+
+    Raises PlaceholderRefused (key ph_fixed_<place>, value placeholder): one line naming the place.
+    """
+    shown = first(text)
+    if shown:
+        key = f"ph_fixed_{place}"
+        raise PlaceholderRefused(t(key, "en", placeholder=shown), key, placeholder=shown)

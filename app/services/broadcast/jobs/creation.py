@@ -23,7 +23,7 @@ from app.repository.db_clock import db_utcnow
 from app.services import audit
 from app.services.audience import segments
 from app.services.audience import tap as tap_button
-from app.services.broadcast.content import ab_content
+from app.services.broadcast.content import ab_content, placeholders
 from app.services.broadcast.content import keyboard as keyboards
 from app.services.broadcast.content import variants as variants_service
 from app.services.broadcast.content.button_url import url_problem
@@ -92,6 +92,7 @@ def check_content(audience: Audience | Target | str, content: dict, button_text:
     if button_url and (problem := url_problem(button_url)):
         # Telegram would refuse every send of it: refused here, whoever creates the job.
         raise ValueError(f"button URL {button_url!r}: {t(problem, 'en', length=len(button_url))}")
+    placeholders.fixed(button_text, "link")  # its label goes to every user as typed
     fields = content_fields(content)
     if fields["content_type"] == CONTENT_ALBUM and (button_text or optout_button):
         raise ValueError("an album carries no button (Telegram allows none): users unsubscribe with /stop")

@@ -22,8 +22,8 @@ from app.texts import t
 Ahead = dict[tuple[bool, int, bool], int]
 # Telegram bills a paid broadcast per successful request beyond its regular
 # limits (TransactionPartnerTelegramApi.request_count), 0.1 Star each: failed
-# sends, edits, deletes and replies (none carries allow_paid_broadcast) are free.
-STAR_PER_MESSAGE = 0.1
+# sends, edits, deletes and replies (none carries allow_paid_broadcast) are free
+# (star_amount.PER_PAID_MESSAGE, in whole nanostars).
 # Telegram's regular bot-wide limit: the paid requests that fit within it are not billed.
 REGULAR_PER_SECOND = 30
 # What a broadcast costs the database (what a host's "queries per hour" counts, commits included),

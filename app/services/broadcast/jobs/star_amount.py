@@ -18,6 +18,12 @@ def stars_text(nanostars: int) -> str:
     return sign + f"{whole}.{frac:09d}".rstrip("0").rstrip(".")
 
 
+def cost_text(nanostars: int) -> str:
+    """Render a cost in tenths of a Star (what Telegram bills a copy), always with its one decimal: 2.0, 0.3."""
+    whole, frac = divmod(nanostars, NANOSTARS_PER_STAR)
+    return f"{whole}.{frac * 10 // NANOSTARS_PER_STAR}"
+
+
 def as_stars(nanostars: int | None) -> float | None:
     """Return nanostars as a number of Stars for JSON (None stays None)."""
     return None if nanostars is None else round(nanostars / NANOSTARS_PER_STAR, 9)

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from app.clock import utcnow
 from app.extensions import db
-from app.models.broadcast import KIND_SEND, BroadcastJob, BroadcastJobItem
+from app.models.broadcast import KIND_SEND, BroadcastJob
 from app.repository import presses
 from app.services import button_mac
 from app.services.broadcast.actions import lineage
@@ -42,9 +42,7 @@ def accepts(job_id: int, mac: str, user_id: int) -> bool:
     """
     if not button_mac.matches(KEY_LABEL, str(job_id).encode(), mac) or not offers_button(job_id):
         return False
-    family = lineage.family(lineage.root(job_id))
-    return db.session.execute(select(BroadcastJobItem.id).where(
-        BroadcastJobItem.job_id.in_(family), BroadcastJobItem.user_id == user_id).limit(1)).first() is not None
+    return bool(lineage.copies_held(job_id, user_id))  # the rule of every button under a copy
 
 
 def count(job_id: int, user_id: int) -> bool:
