@@ -1,10 +1,13 @@
 """Make a results picture off the caller's thread and send it as a photo, after the messages it follows.
 
 A webhook request or a pump only queues the work and returns: one thread per
-process computes the numbers and draws (one picture at a time, so two admins'
-taps never draw in parallel on a two-core host), then hands the photo to the
-process's late outbox, which sends it at low priority (a free bot-wide slot:
-replies and broadcast sends go first) and flushes it at the process's exit.
+process computes the numbers and has a short-lived child process draw them
+(reporting.drawing: a web worker never loads matplotlib; one picture at a
+time, so two admins' taps never draw in parallel on a two-core host), then
+hands the photo to the process's late outbox, which sends it at low priority
+(a free bot-wide slot: replies and broadcast sends go first) and flushes it at
+the process's exit. With RESULTS_PICTURE off, or without matplotlib (an
+optional extra), the chats get the numbers as one line of text instead.
 """
 from __future__ import annotations
 
@@ -15,7 +18,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from flask import current_app
 
-from app.services.broadcast.reporting.chart import render_png
+from app.services.broadcast.reporting import drawing
+from app.services.broadcast.reporting.drawing import PicturesMissing, render_png
+from app.services.broadcast.reporting.numbers_line import numbers_line
 from app.services.broadcast.reporting.results import NoResults, compute
 from app.texts import t
 
@@ -66,18 +71,27 @@ def _run(app, job_id: int, chats: dict[int, str], after: list[Future], tell_fail
             _idle.notify_all()
 
 
+def drawable() -> bool:
+    """Tell whether this app draws pictures: RESULTS_PICTURE is on and matplotlib is installed."""
+    return bool(current_app.config.get("RESULTS_PICTURE", True)) and drawing.available()
+
+
 def _deliver(job_id: int, chats: dict[int, str], after: list[Future], tell_failure: bool) -> None:
     """Compute the numbers once, draw once per language, then queue one photo per chat on the late outbox."""
     from app.services.settings import load_settings
     from app.services.telegram_factory import get_client, late_outbox
 
     outbox = late_outbox(get_client(load_settings()))
+    pictures = None
     try:
         results = compute(job_id)
-        pictures = {lang: render_png(results, lang) for lang in set(chats.values())}
+        if drawable():
+            pictures = {lang: render_png(results, lang) for lang in set(chats.values())}
     except NoResults as exc:
         log.info("no results picture of job %s: %s", job_id, exc)
         return
+    except PicturesMissing:
+        log.warning("results picture of job %s: matplotlib is not installed (requirements-pictures.txt)", job_id)
     except Exception:
         log.exception("results picture of job %s failed", job_id)
         if tell_failure:
@@ -86,4 +100,8 @@ def _deliver(job_id: int, chats: dict[int, str], after: list[Future], tell_failu
         return
     wait(after, timeout=AFTER_SECONDS)
     for chat, lang in chats.items():
-        outbox.photo(chat, pictures[lang], caption=t("chart_caption", lang, id=job_id), priority="low")
+        if pictures is None:  # the numbers as text, with how to add pictures when they are on but not installed
+            hint = bool(current_app.config.get("RESULTS_PICTURE", True))
+            outbox.send(chat, numbers_line(results, lang, hint=hint))
+        else:
+            outbox.photo(chat, pictures[lang], caption=t("chart_caption", lang, id=job_id), priority="low")
