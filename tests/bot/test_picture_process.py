@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from app.simulator.updates import callback_update
-from app.simulator.webhook import register_update
 from app.services.broadcast.reporting.numbers_line import numbers_line
 from app.services.broadcast.reporting.results import compute
+from app.simulator.updates import callback_update
+from app.simulator.webhook import register_update
 from app.texts import t
 from tests.broadcast.helpers import create_text_job, create_users, reload
 from tests.conftest import ADMIN_ID, PUMP_TOKEN, WEBHOOK_SECRET

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from collections import deque
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, wait
 
 from flask import current_app
 
@@ -30,10 +31,13 @@ MAX_WAITING = 20
 # The picture follows the summary: it waits this long at most for the summary's send to be answered.
 AFTER_SECONDS = 15.0
 
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="results-picture")
 _lock = threading.Lock()
 _waiting: set[tuple[int, int]] = set()
 _idle = threading.Condition(_lock)
+# The picture thread lives while pictures wait and ends when none does: an idle web worker keeps no thread
+# for it (NPROC counts threads). Not a daemon: a command's exit waits for its pictures, then flushes them.
+_tasks: deque[Callable[[], None]] = deque()
+_runner: threading.Thread | None = None
 
 
 def queue(job_id: int, chats: dict[int, str], *, after: Iterable[Future] = (), tell_failure: bool = False) -> bool:
@@ -47,9 +51,30 @@ def queue(job_id: int, chats: dict[int, str], *, after: Iterable[Future] = (), t
         if not keys or keys & _waiting or len(_waiting) + len(keys) > MAX_WAITING:
             return False
         _waiting.update(keys)
-    app = current_app._get_current_object()
-    _executor.submit(_run, app, job_id, dict(chats), list(after), tell_failure, keys)
+        app = current_app._get_current_object()
+        _tasks.append(lambda: _run(app, job_id, dict(chats), list(after), tell_failure, keys))
+        _start_runner()
     return True
+
+
+def _start_runner() -> None:
+    """Start the picture thread unless it runs (caller holds the lock)."""
+    global _runner
+    if _runner is None:
+        _runner = threading.Thread(target=_drain, name="results-picture")
+        _runner.start()
+
+
+def _drain() -> None:
+    """Run the queued pictures one at a time; end the thread when none is left."""
+    global _runner
+    while True:
+        with _lock:
+            if not _tasks:
+                _runner = None
+                return
+            task = _tasks.popleft()
+        task()
 
 
 def idle(timeout: float) -> bool:
