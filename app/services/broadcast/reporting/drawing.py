@@ -21,6 +21,8 @@ from app.services.broadcast.reporting.results import Results
 NO_MATPLOTLIB = 3
 # A picture takes about a second; a child that takes this long is stuck, and is killed.
 CHILD_SECONDS = 120
+# numpy's BLAS would start a thread per core (dozens on a shared host's big machine): NPROC counts them.
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 
 
@@ -36,12 +38,17 @@ def available() -> bool:
         return False
 
 
+def child_env() -> dict[str, str]:
+    """Return the drawing child's environment: this one, the app importable, numpy on one thread."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (ROOT, os.environ.get("PYTHONPATH")))),
+                **ONE_THREAD)
+
+
 def render_png(results: Results, lang: str) -> bytes:
     """Return the results picture as PNG bytes, drawn by a child process; PicturesMissing without matplotlib."""
     if not available():
         raise PicturesMissing("matplotlib is not installed")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (ROOT, os.environ.get("PYTHONPATH")))))
-    done = subprocess.run([sys.executable, "-m", "app.services.broadcast.reporting.draw"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "app.services.broadcast.reporting.draw"], cwd=ROOT, env=child_env(),
                           input=json.dumps({"results": results.as_dict(), "lang": lang}).encode(),
                           capture_output=True, timeout=CHILD_SECONDS, check=False)
     if done.returncode == NO_MATPLOTLIB:
