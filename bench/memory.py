@@ -91,12 +91,23 @@ class ThreadPeak:
     def _run(self) -> None:
         while not self._stop.wait(0.01):
             self.most = max(self.most, status_of(self.pid)["threads"])
-            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
-                for child in f.read().split():
-                    try:
-                        self.child_mb = max(self.child_mb, status_of(int(child))["rss_mb"])
-                    except (OSError, KeyError):  # gone, or not yet a full process
-                        pass
+            for child in children(self.pid):  # the picture's child is started by the picture thread
+                try:
+                    self.child_mb = max(self.child_mb, status_of(child)["rss_mb"])
+                except (OSError, KeyError):  # gone, or not yet a full process
+                    pass
+
+
+def children(pid: int) -> list[int]:
+    """Return the child processes any thread of pid started."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(child) for child in f.read().split()]
+        except OSError:  # the thread ended meanwhile
+            pass
+    return found
 
 
 def start_web(code_dir: str, url: str, api_base: str) -> tuple[subprocess.Popen, str, int]:
