@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test clean
 
 # The development venv: the app's requirements.txt plus requirements-dev.txt's tests and tools.
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-pictures.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --disable-pip-version-check -q -r requirements-dev.txt
 	touch $(STAMP)

@@ -27,6 +27,7 @@ from app.simulator import updates as U
 TOKEN = "424242:DEMO-token-not-a-real-one"
 SECRET = "demo-webhook-secret"
 PUMP_TOKEN = "demo-pump-token"
+PICTURES_EXTRA = "requirements-pictures.txt"  # named in the numbers' line the admin gets without matplotlib
 ADMIN = 1001
 CHANNEL = -1001000000001
 FIRST_USER = 7_000_000_000
@@ -207,12 +208,16 @@ def drain_like_cron(app, base: str, tick: int):
 
 
 def wait_for_picture(sim: SimulatorServer, seconds: float = 60.0) -> dict | None:
-    """Wait for the results picture the admin gets after the summary (drawn off the request); None if it never came."""
+    """Wait for the results picture the admin gets after the summary (drawn off the request); None if it never came.
+
+    Without matplotlib (requirements-pictures.txt) the admin gets the numbers as one line of text instead.
+    """
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        photos = sim.deliveries("sendPhoto", ADMIN)
-        if photos:
-            return photos[-1]
+        got = sim.deliveries("sendPhoto", ADMIN) + [d for d in sim.deliveries("sendMessage", ADMIN)
+                                                    if PICTURES_EXTRA in (d.get("text") or "")]
+        if got:
+            return got[-1]
         time.sleep(0.2)
     return None
 
@@ -226,11 +231,14 @@ def save_picture(photo: dict, folder: str) -> str:
 
 
 def report_picture(sim: SimulatorServer, folder: str) -> bool:
-    """Say whether the admin got the results picture, and where it is saved to be opened; True when it came."""
+    """Say what the admin got after the summary (the picture, saved to be opened, or the numbers as text)."""
     photo = wait_for_picture(sim)
-    if not photo:
+    if photo is None:
         say("6. ❌ the results picture never reached the admin")
         return False
+    if photo["method"] != "sendPhoto":
+        say(f"6. The admin got the results as text (no matplotlib): {photo['text']}")
+        return True
     path = save_picture(photo, folder)
     say(f"6. The admin got the results picture after the summary ({os.path.getsize(path) // 1024} KB PNG, "
         f"saved as {path}; docs/RESULTS.md)")

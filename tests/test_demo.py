@@ -78,3 +78,18 @@ def test_the_demo_piped_to_a_file_prints_plain_progress_lines(tmp_path):
     picture = tmp_path / "demo_results.png"
     assert f"saved as {picture}" in lines[-2] and picture.read_bytes().startswith(b"\x89PNG")
     assert (tmp_path / "demo.sqlite3").exists()
+
+
+@pytest.mark.slow  # the whole demo in a child process where tests/no_matplotlib makes `import matplotlib` fail
+def test_the_demo_without_matplotlib_gives_the_results_as_text_and_how_to_add_pictures(tmp_path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT / "tests" / "no_matplotlib")}
+    env.pop("TEST_DATABASE_URL", None)
+    result = subprocess.run([sys.executable, "-m", "app.demo", "--users", "10", "--latency-ms", "0", "--tick", "1",
+                             "--database", str(tmp_path / "demo.sqlite3")],
+                            cwd=ROOT, env=env, capture_output=True, timeout=120)
+    stdout, stderr = result.stdout.decode("utf-8"), result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 0, stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    last = stdout.split("\n")[-2]
+    assert last.startswith("6. The admin got the results as text (no matplotlib): 📊 #"), last
+    assert last.endswith("pip install -r requirements-pictures.txt)")

@@ -16,7 +16,8 @@ def on_chart(ctx: BotContext, job_id: int) -> None:
         keys = {"unknown": "cb_unknown_job", "purged": "cb_chart_purged"}
         ctx.answer(keys.get(exc.reason, "cb_chart_nothing"), alert=exc.reason == "purged", id=job_id)
         return
-    ctx.answer("cb_chart_preparing")
+    # Without a picture (RESULTS_PICTURE off, or matplotlib not installed) the numbers follow as one line of text.
+    ctx.answer("cb_chart_preparing" if picture.drawable() else "cb_chart_numbers")
     # Queued once the update committed: the picture thread reads the database on its own connection.
     ctx.after_commit(lambda: _queue(ctx, job_id))
 

@@ -5,7 +5,8 @@ import click
 
 from app.cli.broadcast_cmd import JOB_ID, broadcast_group
 from app.cli.common import CommandError, echo_json
-from app.services.broadcast.reporting.chart import render_png
+from app.services.broadcast.reporting import drawing
+from app.services.broadcast.reporting.numbers_line import numbers_line
 from app.services.broadcast.reporting.results import NoResults, compute
 
 
@@ -18,7 +19,8 @@ from app.services.broadcast.reporting.results import NoResults, compute
 def report_cmd(job_id: int, path: str | None, as_json: bool, lang: str) -> None:
     """Show a broadcast's results: delivery and clicks over time, pauses and 429 holds, who left after, its neighbours.
 
-    Exits 2 for an unknown job, one that delivered nothing, a purged ledger or a file that cannot be written.
+    Exits 2 for an unknown job, one that delivered nothing, a purged ledger or a file that cannot be written;
+    1 when matplotlib (requirements-pictures.txt) is not installed: the numbers are printed as text instead.
     """
     if not path and not as_json:
         raise CommandError("say what to write: --png FILE and/or --json", exit_code=2)
@@ -26,7 +28,14 @@ def report_cmd(job_id: int, path: str | None, as_json: bool, lang: str) -> None:
         results = compute(job_id)
     except NoResults as exc:
         raise CommandError(str(exc), exit_code=2) from None
+    if path and not drawing.available():
+        click.echo(numbers_line(results, lang, hint=True))
+        if as_json:
+            echo_json(results.as_dict())
+        raise click.exceptions.Exit(1)
     if path:
+        from app.services.broadcast.reporting.chart import render_png  # a command's own process: drawn here
+
         _write(path, render_png(results, lang))
     if as_json:
         echo_json(results.as_dict())

@@ -95,9 +95,9 @@ class TelegramClient(CallPacing, BotMethods):
         if self._owns_session:
             self._session.close()
 
-    def warm(self, connections: int) -> int:
-        """Open up to ``connections`` keep-alive connections before sending; return how many are open."""
-        return self._transport.warm(connections)
+    def warm(self, connections: int, threads=None) -> int:
+        """Open up to ``connections`` keep-alive connections before sending (on threads, an executor, if given)."""
+        return self._transport.warm(connections, threads)
 
     def call(self, method: str, params: dict[str, Any] | None = None, *,
              deadline: float | None = None, retry_unknown: bool | None = None,

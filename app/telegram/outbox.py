@@ -19,6 +19,9 @@ DEFAULT_FLUSH_SECONDS = 5.0
 # The background worker never lets the client sleep longer than this inside
 # one call: longer waits become retry_at, so other chats keep moving.
 WORKER_CALL_BUDGET = 2.0
+# A started outbox's worker thread ends after this long with nothing queued, and the next op starts one:
+# a web worker's late outbox keeps no idle thread (a host's NPROC limit counts threads).
+IDLE_EXIT_SECONDS = 10.0
 
 
 class Outbox(BusyChats, OpRunner):
@@ -55,6 +58,7 @@ class Outbox(BusyChats, OpRunner):
         self._replacing: set[tuple[Any, int]] = set()
         self._seq = itertools.count()
         self._worker: threading.Thread | None = None
+        self._autostart = False  # start() was called: an op queued while no worker runs starts one
         self._stopping = False
         self._closed = False
 
@@ -152,9 +156,13 @@ class Outbox(BusyChats, OpRunner):
             if self._closed or (self._worker is not None and self._worker.is_alive()):
                 return
             self._stopping = False
-            self._worker = threading.Thread(target=self._work, name="telegram-outbox",
-                                            daemon=True)
-            self._worker.start()
+            self._autostart = True
+            self._spawn()
+
+    def _spawn(self) -> None:
+        """Start the worker thread (caller holds the lock)."""
+        self._worker = threading.Thread(target=self._work, name="telegram-outbox", daemon=True)
+        self._worker.start()
 
     def close(self, deadline: float | None = None) -> int:
         """Stop the worker after a final flush bounded by deadline; fail what is left and return how many."""
@@ -205,21 +213,36 @@ class Outbox(BusyChats, OpRunner):
             op.queued_at, op.seq, op.retry_at = old.queued_at, old.seq, old.retry_at
             resolve(old.future, None)
         self._pending[key] = op
+        if self._autostart and self._worker is None and not self._stopping:
+            self._spawn()  # the worker ended while idle
         self._cond.notify_all()
         return op.future
 
     def _work(self) -> None:
-        """Run ops as they become ready until close() asks to stop."""
+        """Run ops as they become ready until close() asks to stop or nothing was queued for IDLE_EXIT_SECONDS."""
         while True:
             with self._cond:
-                while not self._stopping:
-                    wait = self._seconds_until_ready()
-                    if wait == 0.0:
-                        break
-                    self._cond.wait(timeout=wait)
-                if self._stopping:
+                if not self._await_ready():
                     return
             self.flush(deadline=self._clock() + WORKER_CALL_BUDGET, wait=False)
+
+    def _await_ready(self) -> bool:
+        """Wait (lock held) until an op is ready: True; False to end the thread (stopping, or idle too long)."""
+        idle_since = None  # real time, whatever clock the ops use: it bounds a thread's life
+        while not self._stopping:
+            wait = self._seconds_until_ready()
+            if wait == 0.0:
+                return True
+            if wait is None:
+                idle_since = time.monotonic() if idle_since is None else idle_since
+                wait = IDLE_EXIT_SECONDS - (time.monotonic() - idle_since)
+                if wait <= 0:
+                    self._worker = None  # the next op starts another
+                    return False
+            else:
+                idle_since = None
+            self._cond.wait(timeout=wait)
+        return False
 
     def _seconds_until_ready(self) -> float | None:
         """Return 0.0 if an op is ready, seconds until one is, or None when idle."""

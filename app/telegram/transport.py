@@ -9,7 +9,7 @@ import os
 import ssl
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -170,14 +170,16 @@ class Transport:
             pool = self._host = self._pool.connection_from_url(self._prefix)
         return pool
 
-    def warm(self, n: int) -> int:
+    def warm(self, n: int, threads: Executor | None = None) -> int:
         """Open up to ``n`` keep-alive connections to the API now, side by side; return how many are open.
 
         A send whose connection is opened after its rate slot leaves late by a
         connect (to Telegram, a TCP and a TLS handshake: two or three round
         trips) and lands beside the next slot: a pump warms its connections
         before it books its first slot. Failures are left to the sends (which
-        classify them); nothing is sent here.
+        classify them); nothing is sent here. threads: the caller's own pool
+        to open them on (a pump's send threads), so no second pool's threads
+        come and go beside it (a host's NPROC limit counts threads).
         """
         if self._bad_url or n <= 0:
             return 0
@@ -186,8 +188,10 @@ class Transport:
         # of the pool, open those that are not open, and put every one back.
         taken = [pool._get_conn() for _ in range(n)]
         try:
-            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="warm") as threads:
+            if threads is not None:
                 return sum(threads.map(self._open, taken))
+            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="warm") as own:
+                return sum(own.map(self._open, taken))
         finally:
             for conn in taken:
                 pool._put_conn(conn)

@@ -12,6 +12,14 @@ TEXTS: dict[str, dict[str, str]] = {
                         "en": "The per-recipient ledger of #{id} was purged: no chart."},
     "chart_failed": {"fa": "⚠️ ساختن نمودار ارسال #{id} ناموفق بود.", "en": "⚠️ The chart of broadcast #{id} failed."},
     "chart_caption": {"fa": "📊 نتیجهٔ ارسال همگانی #{id}", "en": "📊 Results of broadcast #{id}"},
+    # The numbers as one line of text: RESULTS_PICTURE=off, or matplotlib (requirements-pictures.txt) not installed.
+    "cb_chart_numbers": {"fa": "📊 اعداد این ارسال در پیام بعدی است.", "en": "📊 This broadcast's numbers follow."},
+    "chart_numbers": {"fa": "📊 #{id}: رسیده {delivered} · ناموفق {failed} · نرخ کلیک {ctr} · "
+                            "مسدودکرده پس از آن {blocked} · لغو عضویت پس از آن {optout}",
+                      "en": "📊 #{id}: delivered {delivered} · failed {failed} · CTR {ctr} · "
+                            "blocked after {blocked} · opted out after {optout}"},
+    "chart_numbers_hint": {"fa": " (برای نمودار: pip install -r requirements-pictures.txt)",
+                           "en": " (for the picture: pip install -r requirements-pictures.txt)"},
     # Labels drawn inside the picture.
     "chart_title": {"fa": "ارسال همگانی #{id} — {status}", "en": "Broadcast #{id} — {status}"},
     "chart_delivered": {"fa": "رسیده", "en": "Delivered"},

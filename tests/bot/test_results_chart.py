@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
 import time
 
 import pytest
@@ -11,6 +12,8 @@ from matplotlib import image
 from app.services import audit
 from app.services.broadcast.jobs import creation
 from app.services.broadcast.reporting import picture
+from app.services.broadcast.reporting.numbers_line import numbers_line
+from app.services.broadcast.reporting.results import compute
 from app.services.broadcast.sending.drain import pump
 from app.texts import t
 from tests.bot.test_history import view_of
@@ -111,3 +114,35 @@ def test_a_job_that_sent_nothing_offers_no_chart_and_refuses_a_stale_press(clien
     assert not any(b.startswith("j.chart") for b in buttons(view_of(simulator, job.id)))
     tap(client, simulator, f"j.chart:{job.id}")
     assert last_answer(simulator)["text"] == t("cb_chart_nothing")
+
+
+def test_with_results_picture_off_the_chart_button_answers_with_the_numbers(client, simulator, monkeypatch):
+    monkeypatch.setitem(client.application.config, "RESULTS_PICTURE", False)
+    job_id = craft_job()
+    tap(client, simulator, f"j.view:{job_id}")
+    press(client, simulator, "j.chart", under=view_of(simulator, job_id))
+    assert last_answer(simulator)["text"] == t("cb_chart_numbers")
+    assert picture.idle(30)
+    expected = numbers_line(compute(job_id), "fa")
+    end = time.monotonic() + 30
+    while time.monotonic() < end and not any(d["text"] == expected
+                                             for d in simulator.deliveries("sendMessage", ADMIN_ID)):
+        time.sleep(0.1)
+    assert [d["text"] for d in simulator.deliveries("sendMessage", ADMIN_ID)].count(expected) == 1
+    assert "requirements-pictures.txt" not in expected  # off is the operator's choice: no install hint
+    assert simulator.deliveries("sendPhoto", ADMIN_ID) == []
+
+
+def test_the_picture_thread_ends_once_no_picture_waits(client, simulator):
+    job_id = craft_job()
+    tap(client, simulator, f"j.view:{job_id}")
+    press(client, simulator, "j.chart", under=view_of(simulator, job_id))
+    photos(simulator, 1)
+    end = time.monotonic() + 10
+    while time.monotonic() < end and _picture_threads():
+        time.sleep(0.05)
+    assert _picture_threads() == []  # an idle web worker keeps no thread for pictures (NPROC counts threads)
+
+
+def _picture_threads() -> list:
+    return [th for th in threading.enumerate() if th.name.startswith("results-picture") and th.is_alive()]

@@ -18,12 +18,15 @@ from tests.conftest import PUMP_TOKEN, TOKEN, WEBHOOK_SECRET
 
 REPO = Path(__file__).resolve().parents[2]
 DEV_ONLY = ("pytest", "xdist", "pytest_timeout", "hypothesis", "ruff", "gunicorn")
+# The results picture is an optional extra (requirements-pictures.txt), not production's core.
+EXTRAS = ("matplotlib", "numpy")
 PROBE = f"""
 import importlib.util, json
 from wsgi import app
 response = app.test_client().get("/healthz")
 dev = [name for name in {DEV_ONLY!r} if importlib.util.find_spec(name) is not None]
-print(json.dumps({{"status": response.status_code, "body": response.get_json(), "dev": dev}}))
+extras = [name for name in {EXTRAS!r} if importlib.util.find_spec(name) is not None]
+print(json.dumps({{"status": response.status_code, "body": response.get_json(), "dev": dev, "extras": extras}}))
 """
 
 
@@ -55,3 +58,4 @@ def test_a_venv_from_requirements_txt_alone_migrates_and_serves_healthz(tmp_path
     assert probe["status"] == 200, probe
     assert probe["body"]["ok"] is True and probe["body"]["database"] == "ok"
     assert probe["dev"] == [], f"requirements.txt pulled test/tool packages into production: {probe['dev']}"
+    assert probe["extras"] == [], f"requirements.txt pulled the pictures extra into production: {probe['extras']}"

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from app.telegram import outbox as outbox_module
 from app.telegram.errors import BadRequest, Forbidden, RetryAfter
 from app.telegram.outbox import Outbox
 from app.telegram.pacing import ChatPacer
@@ -244,6 +245,23 @@ def test_worker_waits_out_retry_after_then_delivers():
     outbox.start()
     try:
         assert outbox.send(1, "a").result(timeout=5)["text"] == "a"
+    finally:
+        outbox.close(deadline=time.monotonic() + 5)
+    assert client.methods() == ["send_message", "send_message"]
+
+
+def test_an_idle_worker_thread_ends_and_the_next_send_starts_another(monkeypatch):
+    monkeypatch.setattr(outbox_module, "IDLE_EXIT_SECONDS", 0.1, raising=False)
+    client = FakeClient(FakeClock())
+    outbox = Outbox(client)
+    outbox.start()
+    try:
+        assert outbox.send(1, "a").result(timeout=5)["text"] == "a"
+        first = outbox._worker
+        first.join(timeout=5)  # nothing queued: the thread ends (a host's NPROC counts idle threads too)
+        assert not first.is_alive()
+        assert outbox.send(1, "b").result(timeout=5)["text"] == "b"
+        assert outbox._worker is not None and outbox._worker is not first
     finally:
         outbox.close(deadline=time.monotonic() + 5)
     assert client.methods() == ["send_message", "send_message"]

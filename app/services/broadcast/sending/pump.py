@@ -191,8 +191,6 @@ class Pump:
         if job.not_before and not self.lease.wait_until(job.not_before, self.deadline):
             self.stop = Stop.NOT_BEFORE  # a 429's retry_after outlasts this run
             return
-        # Connections opened before the first slot: one opened at its slot would leave late.
-        self.client.warm(window)
         try:
             with ThreadPoolExecutor(max_workers=window, thread_name_prefix=f"pump{self.job_id}") as pool:
                 # Start every send thread now (each waits until all are up): a thread
@@ -201,6 +199,9 @@ class Pump:
                 for _ in range(window):
                     pool.submit(started.wait, 5)
                 started.wait(5)
+                # Connections opened before the first slot (one opened at its slot would leave late),
+                # on the send threads themselves: no second pool of threads beside them.
+                self.client.warm(window, pool)
                 self.dispatch(pool, recorder, window)
         finally:
             self.release_lane()
