@@ -53,6 +53,25 @@ def test_a_new_pump_after_a_released_one_is_alone_once_the_release_window_ends(b
     assert not took_over.others
 
 
+def test_a_pump_booking_beside_two_replies_takes_the_lane_and_is_alone_once_their_windows_end(budget):
+    # Two web workers answered just before the pump started (an owner and another beside it): the pump's
+    # window reaches furthest, so it takes the lane, and its own window never counts against it.
+    book(budget, REPLIES, SHORT, n=1)
+    book(budget, OTHER, SHORT, n=1)
+    assert book(budget, PUMP, LONG).others, "their calls may still be unanswered"
+    time.sleep(0.5)  # both replies' windows are over; the pump's own 20 s one is not
+    assert not book(budget, PUMP, LONG).others, "alone: no one else's window is open"
+    assert book(budget, REPLIES, SHORT, n=1).others, "a reply beside it still sees the pump"
+
+
+def test_a_displaced_owner_sees_the_new_one_and_is_seen_until_its_window_ends(budget):
+    book(budget, REPLIES, 2 * SHORT, n=1)
+    assert book(budget, PUMP, LONG).others, "the reply's window moved beside the pump's"
+    assert book(budget, REPLIES, 2 * SHORT, n=1).others, "the reply sees the pump that took the lane"
+    time.sleep(0.8)
+    assert not book(budget, PUMP, LONG).others
+
+
 def test_two_bookers_besides_the_owner_keep_it_busy_until_both_windows_end(budget):
     book(budget, PUMP, LONG)
     book(budget, REPLIES, SHORT, n=1)
