@@ -42,6 +42,8 @@ if [ "$FULL" = 1 ]; then
   run bench.budget_burst --db sqlite --broadcaster engine
   # Click redirects during a broadcast.
   run bench.clicks --db both --clicks 500 --threads 20
+  # Black-box queries per message: broadcast create + one broadcast pump beside an idle web app.
+  run bench.blackbox_queries --db mariadb --runs 3 --register webhook
   # 10k / 100k / 1M users: population, webhook, admin reads, pump cost, export, purge.
   run bench.scale --db mariadb --sizes 10000 100000 1000000
   run bench.scale --db sqlite --sizes 10000 100000 1000000
@@ -56,6 +58,7 @@ else
   run bench.cron_regime --db sqlite --ticks 2 --tick-seconds 12 --pump-seconds 10
   run bench.budget_burst --db sqlite --users 600 --starts 100
   run bench.clicks --db sqlite --users 600 --clicks 200 --threads 10
+  run bench.blackbox_queries --db sqlite --users 300 --idle 2
   run bench.scale --db sqlite --sizes 10000 100000
   run bench.segments --db sqlite --users 20000 --repeat 1
   run bench.results_picture --db sqlite --rows 5000

@@ -16,11 +16,11 @@ class TelegramBudget(db.Model):
 
     ``next_us`` is the GCRA theoretical arrival time (when the next slot is
     due); ``hold_until_us`` is a 429's retry_after, which holds every process.
-    ``owner_id`` is the process that books the lane most (a pump), busy until
-    ``owner_until_us`` (its last slot plus its calls' answer wait); every other
-    booker's calls may be unanswered until ``others_until_us``, all of them
-    ``others_id``'s (0: several). A process that owns the lane and sees no one
-    else busy needs no re-read of the hold.
+    ``owner_id`` is the booker whose window reaches furthest (a pump), busy
+    until ``owner_until_us`` (its last slot plus its calls' answer wait); every
+    other booker's calls, a displaced owner's included, may be unanswered until
+    ``others_until_us``, all of them ``others_id``'s (0: several). A process
+    that owns the lane and sees no one else busy needs no re-read of the hold.
     """
 
     __tablename__ = "telegram_budget"

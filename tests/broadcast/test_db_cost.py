@@ -150,6 +150,30 @@ def test_a_broadcast_at_the_cap_costs_the_database_about_a_block_a_second_not_a_
     assert len(hold_reads) <= 3, "a pump alone on the bot read the shared 429 hold before its copies"
 
 
+def test_a_pump_started_right_after_two_processes_replied_is_alone_once_their_replies_are_answered(app, simulator):
+    # Two web workers answered a moment before the pump started (their windows still open): once those
+    # end, the pump is the bot's only sender: a second's blocks, no read of the hold before each copy.
+    from app.extensions import db
+    from app.models.telegram_budget import FREE
+    from app.repository.budget.engine import budget_engine
+
+    users = 240  # long enough that the replies' window is a small part of it
+    create_users(users)
+    settings = engine_settings(broadcast_rate_per_second=28)
+    job = create_text_job(settings=settings).id
+    engine = budget_engine(db.engine)
+    for worker in (7, 8):  # each a reply whose call may stay unanswered 0.2 s
+        assert lanes_repo.reserve(engine, FREE, 1, 10_000, NO_LIMIT_US, me=worker, busy_us=200_000) is not None
+    with Statements() as counted:
+        while pump(job, 20, settings=settings).stop != "done":
+            pass
+    assert assert_consistent(job, simulator) == {"sent": users}
+    hold_reads = [s for s in counted.sql if "hold_until_us" in s and s.lstrip().upper().startswith("SELECT")]
+    # The copies of the replies' windows read it (about 0.2 s of them), not the whole broadcast's 240.
+    assert len(hold_reads) <= 15, (len(hold_reads), users)
+    assert len(counted.sql) <= FIXED_PER_RUN + 0.5 * users, (len(counted.sql), users)
+
+
 def test_while_another_process_books_the_bot_each_copy_reads_the_shared_hold(app, simulator):
     # A reply process's calls may draw a 429 at any moment: a hold it records must stop this pump's next copy.
     from app.extensions import db

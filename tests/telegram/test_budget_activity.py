@@ -53,6 +53,25 @@ def test_a_new_pump_after_a_released_one_is_alone_once_the_release_window_ends(b
     assert not took_over.others
 
 
+def test_a_pump_booking_beside_two_replies_takes_the_lane_and_is_alone_once_their_windows_end(budget):
+    # Two web workers answered just before the pump started (an owner and another beside it): the pump's
+    # window reaches furthest, so it takes the lane, and its own window never counts against it.
+    book(budget, REPLIES, SHORT, n=1)
+    book(budget, OTHER, SHORT, n=1)
+    assert book(budget, PUMP, LONG).others, "their calls may still be unanswered"
+    time.sleep(0.5)  # both replies' windows are over; the pump's own 20 s one is not
+    assert not book(budget, PUMP, LONG).others, "alone: no one else's window is open"
+    assert book(budget, REPLIES, SHORT, n=1).others, "a reply beside it still sees the pump"
+
+
+def test_a_displaced_owner_sees_the_new_one_and_is_seen_until_its_window_ends(budget):
+    book(budget, REPLIES, 2 * SHORT, n=1)
+    assert book(budget, PUMP, LONG).others, "the reply's window moved beside the pump's"
+    assert book(budget, REPLIES, 2 * SHORT, n=1).others, "the reply sees the pump that took the lane"
+    time.sleep(0.8)
+    assert not book(budget, PUMP, LONG).others
+
+
 def test_two_bookers_besides_the_owner_keep_it_busy_until_both_windows_end(budget):
     book(budget, PUMP, LONG)
     book(budget, REPLIES, SHORT, n=1)
@@ -86,3 +105,27 @@ def test_a_touch_books_nothing_and_says_who_else_is_busy(budget, n):
     touch = book(budget, OTHER, LONG, n=n)
     assert touch.others
     assert book(budget, PUMP, LONG).start_us == first.start_us + 50 * IV, "no slot was taken"
+
+
+def test_a_pumps_booker_beside_two_answered_replies_books_second_long_quiet_blocks_once_they_end(budget):
+    # The pump's own Booker on the real lane, as `broadcast pump` builds it, right after two web workers
+    # replied: its first blocks are a fifth of a second and read the hold; once the replies' windows end,
+    # a block is a second of sends at 29/s and quiet (no hold read before each copy).
+    from app.services.broadcast.sending.slots import BLOCK_SECONDS, Booker
+    from app.services.budget.clock import BudgetClock
+    from app.services.budget.lane import SharedRateLimiter
+
+    clock = BudgetClock(budget)
+    for _ in range(2):  # two processes, each its own booker id; a reply's window of 1 s
+        SharedRateLimiter(budget, 29, FREE, db_clock=clock, busy_for=1.0).book(1)
+    lane = SharedRateLimiter(budget, 29, FREE, db_clock=clock)
+    booker = Booker(1, limiter=None, budget=lane, chats=None, window=6, busy_for=lambda: LONG / 1e6,
+                    call_seconds=lambda: None, clock=time.monotonic, sleep=time.sleep,
+                    deadline=time.monotonic() + 60, heartbeat=1.0, keep=lambda: None, pause=time.sleep,
+                    stopped=lambda: None)
+    first = booker.book(booker.block_sends())
+    assert not first.quiet and len(first.sends) < 29 * BLOCK_SECONDS, "beside the replies: a short, busy block"
+    time.sleep(1.2 + booker.booked_ahead())  # the replies' windows have ended
+    later = booker.book(booker.block_sends())
+    assert later.quiet, "alone: the replies are answered and the pump's own window does not count"
+    assert len(booker.book(booker.block_sends()).sends) == int(29 * BLOCK_SECONDS), "a second's block"

@@ -26,13 +26,13 @@ def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: in
 
     The same statement says who else is busy on the lane. Booker ``me`` (a
     process's random id) may have calls unanswered until its last slot plus
-    ``busy_us``: as the lane's owner (it owned it, or the owner's window ran
-    out) that extends owner_until_us, else others_until_us. The reservation's
-    ``others`` is False only when ``me`` owns the lane and nobody else's
-    window is open (its own, from before it owned the lane, does not count):
-    then no other process can have a call in flight that could draw a 429
-    before this reservation's slots (any later booking starts after them),
-    so the hold need not be read again for them.
+    ``busy_us``: as the lane's owner (it owned it, or its window reaches
+    later than the owner's, see _activity) that extends owner_until_us, else
+    others_until_us. The reservation's ``others`` is False only when ``me``
+    owns the lane and nobody else's window is open (its own, from before it
+    owned the lane, does not count): then no other process can have a call in
+    flight that could draw a 429 before this reservation's slots (any later
+    booking starts after them), so the hold need not be read again for them.
     """
     kind = _kind(engine)
     now = _NOW[kind]
@@ -41,16 +41,10 @@ def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: in
         return _reserve_mysql(engine, now, params, n * interval_us)
     start = f"MAX(next_us, hold_until_us, {now})"
     busy_until = f"{start} + :span + :busy"
-    mine = f"(owner_id = :me OR owner_until_us < {now})"
     rows, _ = _execute(engine, (
         f"INSERT INTO {_COLUMNS} VALUES (:lane, {now} + :span, 0, :me, {now} + :span + :busy, 0, 0) "
         "ON CONFLICT(lane) DO UPDATE SET "
-        f"others_id = CASE WHEN {mine} THEN others_id WHEN others_until_us < {now} OR others_id = :me THEN :me "
-        "ELSE 0 END, "
-        f"others_until_us = CASE WHEN {mine} THEN others_until_us ELSE MAX(others_until_us, {busy_until}) END, "
-        f"owner_id = CASE WHEN {mine} THEN :me ELSE owner_id END, "
-        f"owner_until_us = CASE WHEN {mine} THEN MAX(CASE WHEN owner_id = :me THEN owner_until_us ELSE 0 END, "
-        f"{busy_until}) ELSE owner_until_us END, "
+        f"{_activity(now, busy_until, 'MAX', 'CASE WHEN {c} THEN {a} ELSE {b} END')}, "
         f"next_us = {start} + :span WHERE {start} <= {now} + :limit "
         f"RETURNING next_us, {now}, hold_until_us, {_OTHERS.format(now=now)}"), params)
     if not rows:
@@ -62,6 +56,38 @@ def reserve(engine: Engine, lane: str, n: int, interval_us: int, max_wait_us: in
 # The row as reserve() inserts it, and who else is busy for booker :me, read from the row it leaves.
 _COLUMNS = "telegram_budget (lane, next_us, hold_until_us, owner_id, owner_until_us, others_id, others_until_us)"
 _OTHERS = "(owner_id <> :me OR (others_until_us > {now} AND others_id <> :me))"
+
+
+def _activity(now: str, busy_until: str, greatest: str, when: str, ok: str = "1") -> str:
+    """The SET list of reserve()'s activity columns (others_id, others_until_us, owner_id, owner_until_us).
+
+    Booker :me becomes the owner when its window (``busy_until``) reaches
+    later than the owner's (a pump beside replies, or the owner's window ran
+    out); a displaced owner whose window is still open moves into the others'
+    window. Else :me joins the others' window. So whatever of :me's own window
+    lies in the others' window ends before some other booker's window does:
+    once every other booker's window has ended, :me is alone. ``when`` is the
+    dialect's conditional with {c}, {a}, {b}; ``ok``: whether the booking is
+    granted (MySQL, which has no WHERE on its upsert). Written in the order
+    MySQL assigns them: each reads the old owner columns.
+    """
+    def iff(c: str, a: str, b: str) -> str:
+        return when.format(c=c, a=a, b=b)
+
+    took = f"({ok} AND owner_id <> :me AND owner_until_us < {busy_until})"  # :me takes the lane from its owner
+    joins = f"({ok} AND owner_id <> :me AND owner_until_us >= {busy_until})"  # :me books beside the owner
+    moved = f"({took} AND owner_until_us >= {now})"  # the displaced owner may still have calls unanswered
+    # The others' window keeps one id while it holds one booker's calls (0: several).
+    joined_id = iff(f"others_until_us < {now} OR others_id = :me", ":me", "0")
+    moved_id = iff(f"others_until_us < {now} OR others_id = owner_id", "owner_id", "0")
+    others_id = iff(joins, joined_id, iff(moved, moved_id, "others_id"))
+    others_until = iff(joins, f"{greatest}(others_until_us, {busy_until})",
+                       iff(moved, f"{greatest}(others_until_us, owner_until_us)", "others_until_us"))
+    # SQLite reads the old owner_id here, MySQL the new one: either way a taken lane's window is :me's alone.
+    owner_until = iff(f"({took} OR ({ok} AND owner_id = :me))",
+                      f"{greatest}({iff(took, '0', 'owner_until_us')}, {busy_until})", "owner_until_us")
+    return (f"others_id = {others_id}, others_until_us = {others_until}, owner_id = {iff(took, ':me', 'owner_id')}, "
+            f"owner_until_us = {owner_until}")
 
 
 def _reserve_mysql(engine: Engine, now: str, params: dict, span_us: int) -> Reservation | None:
@@ -77,17 +103,12 @@ def _reserve_mysql(engine: Engine, now: str, params: dict, span_us: int) -> Rese
     """
     start = f"GREATEST(next_us, hold_until_us, {now})"
     ok = f"({start} <= {now} + :limit)"
-    busy_until = f"{start} + :span + :busy"
-    mine = f"(owner_id = :me OR owner_until_us < {now})"
     new = f"{start} + :span"
     answer = f"({new}) * 4 + (hold_until_us > {now}) * 2 + {_OTHERS.format(now=now)}"
+    activity = _activity(now, f"{start} + :span + :busy", "GREATEST", "IF({c}, {a}, {b})", ok)
     _, value = _execute(engine, (
         f"INSERT INTO {_COLUMNS} VALUES (:lane, {now} + :span + 0 * LAST_INSERT_ID(({now} + :span) * 4), 0, :me, "
-        f"{now} + :span + :busy, 0, 0) ON DUPLICATE KEY UPDATE "
-        f"others_id = IF({ok} AND NOT {mine}, IF(others_until_us < {now} OR others_id = :me, :me, 0), others_id), "
-        f"others_until_us = IF({ok} AND NOT {mine}, GREATEST(others_until_us, {busy_until}), others_until_us), "
-        f"owner_id = IF({ok} AND {mine}, :me, owner_id), "
-        f"owner_until_us = IF({ok} AND owner_id = :me, GREATEST(owner_until_us, {busy_until}), owner_until_us), "
+        f"{now} + :span + :busy, 0, 0) ON DUPLICATE KEY UPDATE {activity}, "
         f"next_us = IF({ok}, {new} + 0 * LAST_INSERT_ID({answer}), next_us + LAST_INSERT_ID(0))"),
         params)
     if not value:
