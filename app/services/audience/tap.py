@@ -60,17 +60,13 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
     """
     if not button_mac.matches(KEY_LABEL, str(job_id).encode(), mac):
         return False, None
-    job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer)
+    # One read: the job's button and whether the presser is one of its recipients (the (job, user) unique key).
+    sent = select(BroadcastJobItem.id).where(BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)
+    job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer, sent.exists().label("sent"))
                              .where(BroadcastJob.id == job_id)).first()
-    if job is None or job.tap_tag is None or not is_recipient(job_id, user_id):
+    if job is None or job.tap_tag is None or not job.sent:
         return False, None
     tagged = tags.tag_user(user_id, job.tap_tag, tags.ORIGIN_BUTTON)
     db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
         tap_presses=BroadcastJob.tap_presses + 1, tap_tagged=BroadcastJob.tap_tagged + int(tagged)))
     return True, job.tap_answer
-
-
-def is_recipient(job_id: int, user_id: int) -> bool:
-    """Tell whether the user is one of the job's recipients (one read of the (job, user) unique key)."""
-    return db.session.execute(select(BroadcastJobItem.id).where(
-        BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)).first() is not None
