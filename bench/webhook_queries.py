@@ -13,7 +13,7 @@ a time, and the database's own count is read around each case:
 Updates go out at --rate a second (10 by default: a busy sign-up hour is
 2,000, under one a second). Back to back (--rate 0) the replies outrun the
 bot-wide 30/s and some wait for a slot, which adds the late reply's checks.
-The traffic fallback's look at cron (app/web/fallback.py, at most every 5 s
+The traffic fallback's look at cron (app/web/fallback.py, at most every 30 s
 per process) is counted in whichever case it falls.
 
 Cases, each over --users different users: a new user's /start, a repeat
