@@ -108,7 +108,7 @@ def set_channel_status(user_id: int, status: str, now: datetime) -> int:
     stmt = (
         update(User).where(User.id == user_id)
         .values(main_channel_status=status, main_channel_checked_at=now)
-        .execution_options(synchronize_session="fetch")
+        .execution_options(synchronize_session="evaluate")
     )
     return db.session.execute(stmt).rowcount
 
