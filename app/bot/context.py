@@ -41,6 +41,9 @@ class BotContext:
     admin_ids: frozenset[int]
     main_channel_id: int | None
     lang: str = "fa"
+    # The sender's users row as the update's one read found it (None: unknown), and whether it was read at all.
+    sender_row: Any = None
+    sender_read: bool = False
     committed: bool = False
     _after: list[Callable[[], Any]] = field(default_factory=list)
     _answer: tuple[str | None, bool] | None = None

@@ -16,8 +16,12 @@ Policy:
   update_id alone is recorded and the webhook answers 200, so one poisoned
   update cannot jam the queue. If even that record fails, the database is
   what is broken: the error propagates and the webhook answers 503.
+- One SELECT reads the settings and the sender's users row together; the
+  row stays in the session, so the admin check and the handlers' lookups
+  of it cost nothing more.
 - Every handled update moves its user's last_seen_at forward (at most once
-  per few minutes: one primary-key UPDATE, in the update's transaction).
+  per few minutes: one primary-key UPDATE, in the update's transaction, only
+  when the row read shows it stale; /start's own upsert writes it anyway).
 - Telegram I/O happens only after commit (BotContext.finish): no transaction
   is ever held open across an HTTP call.
 """
@@ -35,7 +39,7 @@ from app.bot.outage import error_code, is_outage
 from app.bot.update_ids import bad_id
 from app.extensions import db
 from app.services import telegram_factory, updates, users
-from app.services.settings import load_settings
+from app.services.settings import load_with_user
 from app.texts import lang_of
 
 log = logging.getLogger(__name__)
@@ -62,16 +66,15 @@ def process_update(data: dict) -> str:
         return IGNORED
     if not claim(update.update_id):
         return DUPLICATE
+    claimed_in = db.session().get_transaction()
     ctx = None
     try:
         ctx = build_context(update, data)
-        seen = seen_user_id(update)
-        if seen is not None:
-            # Every handled update counts as activity ("active within N days" audiences).
-            users.touch(seen)
+        if not router.writes_last_seen(update):
+            # Every handled update counts as activity ("active within N days" audiences), before its handler.
+            note_seen(ctx, seen_user_id(update))
         handler(ctx)
-        # A handler may have committed (the engine does) or rolled back on its own.
-        updates.ensure_claimed(update.update_id)
+        keep_claim(update.update_id, claimed_in)
         db.session.commit()
     except Exception as exc:
         db.session.rollback()
@@ -129,16 +132,40 @@ def claim(update_id: int) -> bool:
     return True
 
 
+def keep_claim(update_id: int, claimed_in) -> None:
+    """Insert the id again if the handler committed (the engine does) or rolled back on its own: the claim may be gone.
+
+    While the claim's transaction is still the session's, it holds the id: no statement.
+    """
+    if db.session().get_transaction() is not claimed_in:
+        updates.ensure_claimed(update_id)
+
+
+def note_seen(ctx: BotContext, seen: int | None) -> None:
+    """Move the seen user's last_seen_at (at most once per few minutes; no statement while the row read is recent)."""
+    if seen is None:
+        return
+    row = ctx.sender_row if seen == ctx.user_id else None
+    if row is not None:
+        users.touch_loaded(row)
+    elif seen != ctx.user_id:
+        users.touch(seen)  # a channel member changed by someone else: not the row read
+
+
 def build_context(update: Update, data: dict) -> BotContext:
-    """Collect settings, the Telegram client and a fresh outbox for one update."""
-    settings = load_settings()
-    client = telegram_factory.get_client(settings)
+    """Collect settings and the sender's row (one read), the Telegram client and a fresh outbox for one update."""
     user = update.effective_user
+    settings, row = load_with_user(user.id if user else None)
+    client = telegram_factory.get_client(settings)
+    admin_ids = frozenset(current_app.config.get("ADMIN_IDS") or ())
     return BotContext(
         update=update, raw=data, settings=settings, client=client,
         outbox=telegram_factory.new_outbox(client, chat_wait=REPLY_CHAT_WAIT),
-        admin_ids=frozenset(current_app.config.get("ADMIN_IDS") or ()),
+        admin_ids=admin_ids,
         main_channel_id=current_app.config.get("MAIN_CHANNEL_ID"),
         lang=lang_of(user.language_code if user else None),
+        sender_row=row, sender_read=user is not None,
+        # The row read answers the admin check: no lookup of its own.
+        _is_admin=None if user is None else (user.id in admin_ids or bool(row is not None and row.is_admin)),
     )
 

@@ -150,6 +150,12 @@ def command_of(text: str | None) -> str | None:
     return word.split("@", 1)[0].lower() or None
 
 
+def writes_last_seen(update: Update) -> bool:
+    """Tell whether the update's handler writes its sender's last_seen_at itself (/start's upsert)."""
+    message = update.message
+    return message is not None and command_of(message.text) == "start"
+
+
 def menu_button_of(text: str | None) -> str | None:
     """Return the text key of the admin-menu button whose label text is, in any language."""
     if not text:

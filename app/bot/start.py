@@ -38,7 +38,7 @@ def on_start(ctx: BotContext) -> None:
     """Store the user, answer the welcome, and look up unknown channel membership once."""
     user = ctx.update.effective_user
     source = source_of(ctx.update.message.text)
-    status, _created = users.register_start(profile_of(user), source=source)
+    status, _created = users.register_start(profile_of(user), source=source, looked_up=ctx.sender_read)
     source_tags.tag_from_start(user.id, source)  # every start with the link, not only the first
     text = ctx.text("welcome", name=user.first_name or "")
     markup = None

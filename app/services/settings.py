@@ -4,17 +4,30 @@ from __future__ import annotations
 from app.clock import utcnow
 from app.extensions import db
 from app.models import Setting
+from app.models.user import User
+from app.repository import update_reads
 from app.services import audit
 from app.settings_schema import check_together, defaults, format_value, parse_value
 
 
 def load_settings() -> dict:
     """Return all settings: stored overrides on top of the defaults."""
+    return settings_from((row.key, row.value) for row in db.session.execute(db.select(Setting)).scalars())
+
+
+def load_with_user(user_id: int | None) -> tuple[dict, User | None]:
+    """Return all settings and the user's row (None if unknown) in one SELECT: a webhook update's one read."""
+    pairs, user = update_reads.settings_and_user(user_id)
+    return settings_from(pairs), user
+
+
+def settings_from(pairs) -> dict:
+    """Return the defaults overridden by stored (key, value) pairs."""
     values = defaults()
-    for row in db.session.execute(db.select(Setting)).scalars():
-        if row.key in values:
+    for key, raw in pairs:
+        if key in values:
             try:
-                values[row.key] = parse_value(row.key, row.value)
+                values[key] = parse_value(key, raw)
             except ValueError:
                 pass  # a value made invalid by a newer range falls back to the default
     return values

@@ -47,25 +47,24 @@ class Profile:
         }
 
 
-def register_start(profile: Profile, now=None, source: str | None = None) -> tuple[str, bool]:
+def register_start(profile: Profile, now=None, source: str | None = None,
+                   looked_up: bool = False) -> tuple[str, bool]:
     """Create or refresh the user on /start; return (main_channel_status, created).
 
     source: the /start payload, already checked; stored only while the user
     has none, so the first one stays (a user who started without one gets
-    the first they bring later). Opting out is left as it is.
+    the first they bring later). Opting out is left as it is. One upsert:
+    looked_up tells that this transaction already read the user's row (the
+    webhook's one read), so a row not in the session is a new user.
     """
     now = now or utcnow()
-    user, created = repo.insert_or_get(profile.id, now, **profile.columns())
-    for name, value in profile.columns().items():
-        setattr(user, name, value)
-    if source is not None and user.start_source is None:
-        user.start_source = source
-    user.last_seen_at = now
+    known = repo.loaded(profile.id) if looked_up else db.session.get(User, profile.id)
+    status = known.main_channel_status if known is not None else CHANNEL_UNKNOWN
     # Sending /start means the user can receive messages again.
-    user.is_blocked = False
-    user.blocked_at = None
-    db.session.flush()
-    return user.main_channel_status, created
+    repo.upsert_start(profile.id, now, source, **profile.columns())
+    if known is not None:
+        db.session.expire(known)  # the upsert changed the row behind the loaded copy
+    return status, known is None
 
 
 def touch(user_id: int, now=None) -> bool:
@@ -74,10 +73,24 @@ def touch(user_id: int, now=None) -> bool:
     return repo.touch_last_seen(user_id, now, now - SEEN_EVERY) > 0
 
 
+def touch_loaded(user: User, now=None) -> bool:
+    """As touch(), for a row read in this transaction: no statement while its last_seen_at is recent."""
+    now = now or utcnow()
+    if user.last_seen_at is not None and user.last_seen_at >= now - SEEN_EVERY:
+        return False
+    return touch(user.id, now)
+
+
+def _ensure(profile: Profile, now) -> None:
+    """Create the user's row if there is none (one statement; none when this transaction read the row)."""
+    if repo.loaded(profile.id) is None:
+        repo.insert_if_new(profile.id, now, **profile.columns())
+
+
 def set_blocked(profile: Profile, blocked: bool, now=None) -> None:
     """Record that the user blocked (kicked) or restarted the bot, creating the row if unknown."""
     now = now or utcnow()
-    repo.insert_or_get(profile.id, now, **profile.columns())
+    _ensure(profile, now)
     repo.set_blocked(profile.id, blocked, now)
 
 
@@ -88,8 +101,12 @@ def set_opted_out(profile: Profile, opted_out: bool, now=None) -> bool:
     it as it is. Returns True when the choice changed.
     """
     now = now or utcnow()
-    repo.insert_or_get(profile.id, now, **profile.columns())
-    changed = repo.set_opted_out(profile.id, opted_out, now) > 0
+    _ensure(profile, now)
+    # A row this transaction read that already holds the choice needs no UPDATE (a second press or /stop):
+    # one made meanwhile by another request is as if it came after this one.
+    loaded = repo.loaded_value(profile.id, "opted_out_at")
+    settled = loaded is not repo.NOT_LOADED and (loaded is not None) == opted_out
+    changed = not settled and repo.set_opted_out(profile.id, opted_out, now) > 0
     if changed or opted_out:
         tags.mark_opted_out(profile.id, opted_out)
     return changed

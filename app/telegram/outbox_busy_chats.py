@@ -25,6 +25,10 @@ class BusyChats:
         pacer = getattr(self._client, "chat_pacer", None)
         if pacer is None or not is_paced_method(API_METHOD[op.fn]):
             return None
+        if self._waits_for_chat(op) is not None and op.chat_id not in self._busy_chats:
+            # The call books the chat itself, refused past chat_wait (ChatBusy): reading its slot
+            # first would cost every reply a statement and decide nothing the booking does not.
+            return self._clock()
         # A hint (a shared pacer reads the database at most every 0.1 s): the call itself books the chat afresh.
         return getattr(pacer, "ready_hint", pacer.ready_at)(op.chat_id)
 

@@ -23,8 +23,9 @@ from flask import Flask, Response
 from app.extensions import db
 
 log = logging.getLogger(__name__)
-# While cron is on time, a process looks again at most this often (two SELECTs), however busy the webhook.
-CHECK_EVERY_SECONDS = 5.0
+# While cron is on time, a process looks again at most this often (settings, the clock, the watch row and the
+# waiting work: five statements with the COMMIT), however busy the webhook; lateness is judged in minutes.
+CHECK_EVERY_SECONDS = 30.0
 _running = threading.Lock()  # one slice thread per process; the bot-wide lease decides across processes
 _next_check = [0.0]
 

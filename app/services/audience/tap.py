@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 
 from app.extensions import db
 from app.models import names
-from app.models.broadcast import CONTENT_ALBUM, BroadcastJob
+from app.models.broadcast import CONTENT_ALBUM, BroadcastJob, BroadcastJobItem
 from app.services import button_mac
 from app.services.audience import tags
 from app.services.broadcast.actions import lineage
@@ -69,13 +69,17 @@ def press(job_id: int, mac: str, user_id: int) -> tuple[bool, str | None]:
     """
     if not button_mac.matches(KEY_LABEL, str(job_id).encode(), mac):
         return False, None
-    job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer)
+    # One read: the job's button and whether the presser is one of its recipients (the (job, user) unique key).
+    sent = select(BroadcastJobItem.id).where(BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)
+    job = db.session.execute(select(BroadcastJob.tap_tag, BroadcastJob.tap_answer, sent.exists().label("sent"))
                              .where(BroadcastJob.id == job_id)).first()
-    held = lineage.copies_held(job_id, user_id) if job is not None else {}
-    if job is None or job.tap_tag is None or not held:
+    if job is None or job.tap_tag is None:
+        return False, None
+    # A copy of this job itself (the usual press) settles it in that one read; else the retry family decides.
+    if not job.sent and not lineage.copies_held(job_id, user_id):
         return False, None
     tagged = tags.tag_user(user_id, job.tap_tag, tags.ORIGIN_BUTTON)
-    if job_id in held:
+    if job.sent:  # counted on the pressed job only by one of its own recipients
         db.session.execute(update(BroadcastJob).where(BroadcastJob.id == job_id).values(
             tap_presses=BroadcastJob.tap_presses + 1, tap_tagged=BroadcastJob.tap_tagged + int(tagged)))
     return True, job.tap_answer
