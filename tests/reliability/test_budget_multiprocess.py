@@ -205,9 +205,12 @@ class OneShot429:
             return fault
 
 
-# A call that passed its hold check just before the hold reached the database
-# may still arrive: allow the watcher's poll interval plus a loopback hop.
-VISIBLE_GRACE = 0.005
+# A call that passed its hold check just before the hold reached the database may still arrive: allow
+# the check's age (a read up to 5 ms old is used, docs/BROADCAST.md), the watcher's poll interval and a
+# loopback hop. On an idle machine that is a few milliseconds; beside a load of 7 on 2 cores a call came
+# 7 ms after the hold was seen (a thread put off between its check and its request). 50 ms is still a
+# fortieth of the retry_after: a process that ignored the hold would send dozens of calls inside it.
+VISIBLE_GRACE = 0.05
 # The process that got the 429 records it at once: one short statement (a few milliseconds on an idle
 # machine; 0.26 s was seen beside a load of 4-5 on 2 cores, where the worker that records it and the
 # watcher that reads it each wait for a CPU). Within half the retry_after, the hold still holds every
