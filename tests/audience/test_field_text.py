@@ -6,7 +6,7 @@ from app.services.broadcast.content import field_text, text_rules
 from app.services.broadcast.sending import claims
 from app.services.broadcast.sending.drain import pump
 from tests.broadcast.helpers import assert_consistent, create_text_job, create_users, engine_settings
-from tests.broadcast.test_db_cost import FIXED_PER_RUN, Statements
+from tests.broadcast.test_db_cost import Statements, assert_cost_per_block
 
 TEXT = "<b>{first_name}</b>، طرح شما: {field:plan|مشتری} — {field:city}"
 
@@ -42,8 +42,10 @@ def test_fields_are_read_once_per_block_of_recipients_not_once_per_copy(app, sim
             pass
     assert assert_consistent(job, simulator) == {"sent": users}
     field_reads = [s for s in counted.sql if "user_fields" in s]
-    assert len(field_reads) == len([n for n in reads if n]) < users / 10, (len(field_reads), reads)
-    assert len(counted.sql) <= FIXED_PER_RUN + 0.5 * users, len(counted.sql)
+    # One read of the fields for each read of pending items that found some, the first of which took every
+    # recipient: how many reads follow it (a send that woke late is read again) is a matter of time.
+    assert reads[0] == users and len(field_reads) == len([n for n in reads if n]), (len(field_reads), reads)
+    assert_cost_per_block(counted.sql, users)
     assert {d["text"] for d in simulator.deliveries("sendMessage") if d["chat_id"] in ids} == {"طرح: gold"}
 
 

@@ -16,6 +16,9 @@ class FakePumpEndpoint:
         self.delay = 0.0
         self.status = 200
         self.received = threading.Event()
+        # Set to an Event, a request is held until the test sets it (instead of `delay`, which a loaded
+        # machine may outlast before the test's next step runs).
+        self.release: threading.Event | None = None
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
@@ -52,6 +55,8 @@ class FakePumpEndpoint:
                                        "authorization": self.headers.get("Authorization")})
                 endpoint.received.set()
                 time.sleep(endpoint.delay)
+                if endpoint.release is not None:
+                    endpoint.release.wait(60)
                 ok = self.headers.get("Authorization") == f"Bearer {endpoint.token}"
                 status = endpoint.status if ok else 401
                 body = {"ok": True, "jobs": [], "seconds": 0.0} if status == 200 else {"ok": False, "error": "nope"}

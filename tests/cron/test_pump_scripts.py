@@ -5,7 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -135,18 +135,22 @@ def test_token_never_appears_in_the_process_list(script, endpoint, env, tmp_path
 
 
 def assert_second_run_skips(first_cmd, second_cmd, endpoint, env):
-    """Start first against the slow endpoint, then second: it must skip at once without a request."""
-    endpoint.delay = SLOW
+    """Start first and hold its request open, then run second: it must skip without a request, first still held.
+
+    The first run's request stays open until the second has ended, however long a loaded machine takes
+    to start it: a second run that waited for the lock would never end (its 20 s timeout fails the test).
+    """
+    endpoint.release = threading.Event()
     first = subprocess.Popen(first_cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert endpoint.received.wait(10)
-        started = time.monotonic()
         second = subprocess.run(second_cmd, env=env, capture_output=True, text=True, timeout=20)
-        took = time.monotonic() - started
+        still_held = first.poll() is None
     finally:
+        endpoint.release.set()
         first.communicate(timeout=20)
     assert second.returncode == 0 and "skipped" in second.stderr, second.stderr
-    assert took < 1.0, took
+    assert still_held, "the first run ended before the second one did"
     assert first.returncode == 0 and len(endpoint.calls) == 1
 
 

@@ -192,6 +192,7 @@ class OneShot429:
         self.inner = inner
         self.fired = threading.Event()
         self.lock = threading.Lock()
+        self.at: float | None = None  # wall time the fault was made: its 429 is answered right after
 
     def __call__(self, cfg, rng):
         with self.lock:
@@ -199,15 +200,22 @@ class OneShot429:
                 return None
             fault = self.inner(cfg, rng)
             if fault is not None:
+                self.at = time.time()
                 self.fired.set()
             return fault
 
 
-# A call that passed its hold check just before the hold reached the database
-# may still arrive: allow the watcher's poll interval plus a loopback hop.
-VISIBLE_GRACE = 0.005
-# The process that got the 429 records it at once: one short statement.
-RECORD_WITHIN = 0.25
+# A call that passed its hold check just before the hold reached the database may still arrive: allow
+# the check's age (a read up to 5 ms old is used, docs/BROADCAST.md), the watcher's poll interval and a
+# loopback hop. On an idle machine that is a few milliseconds; beside a load of 7 on 2 cores a call came
+# 7 ms after the hold was seen (a thread put off between its check and its request). 50 ms is still a
+# fortieth of the retry_after: a process that ignored the hold would send dozens of calls inside it.
+VISIBLE_GRACE = 0.05
+# The process that got the 429 records it at once: one short statement (a few milliseconds on an idle
+# machine; 0.26 s was seen beside a load of 4-5 on 2 cores, where the worker that records it and the
+# watcher that reads it each wait for a CPU). Within half the retry_after, the hold still holds every
+# process for most of it; what the test judges is that none sends once it is recorded.
+RECORD_WITHIN = 1.0
 
 
 @pytest.mark.slow
@@ -249,8 +257,12 @@ def test_a_429_in_one_process_holds_every_process(app, simulator, database_url, 
 
     assert not pumper.errors and set(pumper.exit_codes) == {0}, (pumper.errors, pumper.exit_codes)
     assert one_shot.fired.is_set(), "no 429 was injected"
-    [(_, at, method, _)] = arrivals.injected_429s()  # wall time the 429 was answered: the hold starts there
-    assert method == "sendMessage"
+    # The hold starts when the injected 429 was answered. It is told from the fault itself, not by picking
+    # the one 429 among the arrivals: a 429 the simulator's own limits gave too (a flood) is judged below.
+    at = one_shot.at
+    answered_429s = [(round(c[1] - at, 3), c[2]) for c in arrivals.injected_429s()]
+    # Its answer left the simulator right after the fault was made (the latency sleep comes before).
+    assert any(m == "sendMessage" and 0 <= t < 1.0 for t, m in answered_429s), answered_429s
     assert watch.seen_at is not None and watch.seen_at - at < RECORD_WITHIN, (watch.seen_at, at)
     visible = watch.seen_at + VISIBLE_GRACE
     early = arrivals.counted_between(visible, at + retry_after)
@@ -261,7 +273,8 @@ def test_a_429_in_one_process_holds_every_process(app, simulator, database_url, 
     assert job.status == COMPLETED and counts == {SENT: users}, (job.status, counts, pumper.stops)
     assert_welcomed_once(simulator, new_users, burst)
     stats = simulator.stats()
-    assert stats["429_total"] == stats["429_injected"] == 1, stats
+    assert stats["429_total"] == stats["429_injected"] == 1, (stats, "429s (s after the injected one, method):",
+                                                              answered_429s)
     assert stats["calls_during_retry_after"] == 0 and stats["duplicates"] == 0, stats
     assert early == [], (f"{len(early)} counted calls arrived after the hold was in the database "
                          f"({watch.seen_at - at:.3f} s after the 429) and before retry_after passed; "
