@@ -164,6 +164,16 @@ class Outbox(BusyChats, OpRunner):
         self._worker = threading.Thread(target=self._work, name="telegram-outbox", daemon=True)
         self._worker.start()
 
+    def _wake(self) -> None:
+        """Tell the worker an op was queued, starting one if it ended while idle (caller holds the lock).
+
+        Every way an op enters the queue comes here (queued, or adopted from a
+        request's outbox): an op queued while no worker runs would wait for the process's exit.
+        """
+        if self._autostart and self._worker is None and not self._stopping:
+            self._spawn()
+        self._cond.notify_all()
+
     def close(self, deadline: float | None = None) -> int:
         """Stop the worker after a final flush bounded by deadline; fail what is left and return how many."""
         deadline = self._bound(deadline)
@@ -213,9 +223,7 @@ class Outbox(BusyChats, OpRunner):
             op.queued_at, op.seq, op.retry_at = old.queued_at, old.seq, old.retry_at
             resolve(old.future, None)
         self._pending[key] = op
-        if self._autostart and self._worker is None and not self._stopping:
-            self._spawn()  # the worker ended while idle
-        self._cond.notify_all()
+        self._wake()
         return op.future
 
     def _work(self) -> None:

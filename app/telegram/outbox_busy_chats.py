@@ -73,7 +73,7 @@ class BusyChats:
             if op.replaces is not None:
                 self._replacing.add((op.chat_id, op.replaces))
             self._pending[op.key] = op
-            self._cond.notify_all()
+            self._wake()  # the late outbox's worker may have ended while idle
             return True
 
     def _call(self, op: Op, deadline: float | None) -> Any:

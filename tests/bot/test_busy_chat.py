@@ -156,3 +156,25 @@ def test_a_progress_message_landing_after_another_was_recorded_is_deleted(simula
     assert wait_until(lambda: simulator.stats()["calls"].get("deleteMessage", 0) == 1, 8)
     assert progress_messages(simulator) == [], "the late progress message was left beside the recorded one"
     assert reload(job).progress_message_id == other
+
+
+def test_a_reply_handed_over_after_the_late_outboxs_thread_ended_idle_still_arrives(client, simulator, monkeypatch):
+    # The late outbox's thread ends when idle (a host's NPROC counts threads); a reply a later request
+    # hands over must start another, not wait for the process's exit.
+    from app.telegram import outbox as outbox_module
+
+    monkeypatch.setattr(outbox_module, "IDLE_EXIT_SECONDS", 0.2)
+    telegram_factory.reset_clients()
+    try:
+        defer_admin_reply(client, simulator, 2.5)
+        assert wait_until(lambda: len(texts_to(simulator, ADMIN_ID)) == 1, 6), "the first late reply never came"
+        [late] = telegram_factory._late.values()
+        assert wait_until(lambda: late._worker is None, 5), "the idle late outbox kept its thread"
+        # Booked 2.5 s past the chat's next slot (the first late reply holds the next second).
+        chats_repo.reserve_chat(budget_engine(db.engine), ADMIN_ID, 2_500_000, 10_000_000)
+        post_and_time(client, simulator, message_update(ADMIN_ID, "/cancel"))
+        assert len(texts_to(simulator, ADMIN_ID)) == 1, "the second reply was not deferred"
+        assert wait_until(lambda: len(texts_to(simulator, ADMIN_ID)) == 2, 6), "the handed-over reply was stranded"
+        assert simulator.stats()["429_total"] == 0
+    finally:
+        telegram_factory.reset_clients()
