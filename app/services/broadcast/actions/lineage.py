@@ -30,13 +30,19 @@ def family(job_id: int) -> list[int]:
 
 
 def copies_held(job_id: int, user_id: int) -> dict[int, str | None]:
-    """Return {job: the item's variant} for each job of job_id's retry family the user holds a copy of.
+    """Return {job: the item's variant} of the user's copies that decide a press under job_id's copies.
 
     The one rule for a press on a button under a job's copies (the tap, the
     keyboard's tap and menu buttons, the unsubscribe button): accepted from a
-    recipient of any job of the family (empty: refused), counted on the
-    pressed job only when job_id is among them. Reads only, nothing locked.
+    recipient of any job of the retry family (empty: refused), counted on the
+    pressed job only when job_id is among them. A presser holding the pressed
+    job's own copy (nearly every press) is settled by that one read; only
+    otherwise is the family walked. Reads only, nothing locked.
     """
+    own = db.session.execute(select(BroadcastJobItem.variant).where(
+        BroadcastJobItem.job_id == job_id, BroadcastJobItem.user_id == user_id)).first()
+    if own is not None:
+        return {job_id: own.variant}
     rows = db.session.execute(select(BroadcastJobItem.job_id, BroadcastJobItem.variant).where(
         BroadcastJobItem.job_id.in_(family(root(job_id))), BroadcastJobItem.user_id == user_id)).all()
     return {row.job_id: row.variant for row in rows}
